@@ -1,0 +1,165 @@
+/// A pattern prepared for rendering against one device profile: haptic events sorted by start with
+/// their parameters resolved, and the pattern's own dynamic parameters as timelines.
+///
+/// `frame(at:external:)` is a pure function of the offset into the pattern and the externally applied
+/// controls: the same inputs always give the same signal. docs/rendering.md states every rule.
+public struct CompiledPattern: Sendable {
+    public struct Event: Equatable, Sendable {
+        public var start: Double
+        /// Effective duration: a continuous event without one lasts until the pattern ends.
+        public var duration: Double
+        public var intensity: Double
+        public var sharpness: Double
+        public var attack: Double
+        public var decay: Double
+        public var release: Double
+        public var sustained: Bool
+        public var isTransient: Bool
+        /// An upper bound of when the event falls silent, whatever the controls do.
+        public var latestEnd: Double
+    }
+
+    public let pattern: HapticPattern
+    public let profile: DeviceProfile
+    public let events: [Event]
+    /// `prefixLatestEnd[i]` = max of `events[0...i].latestEnd`: lets a lookup stop scanning backwards.
+    let prefixLatestEnd: [Double]
+    public let controls: ControlTimelines
+    /// Apple's duration: latest event end and parameter/curve time.
+    public let duration: Double
+    /// When the output falls silent if nothing external changes the controls (tails included).
+    public let renderEnd: Double
+
+    public init(_ pattern: HapticPattern, profile: DeviceProfile = .generic) {
+        self.pattern = pattern
+        self.profile = profile
+        let duration = pattern.duration
+        self.duration = duration
+
+        var controls = ControlTimelines()
+        for element in pattern.elements {
+            switch element {
+            case .parameter(let p): controls.add(p.id, .value(p.value), at: p.time)
+            case .curve(let c): controls.add(c.id, .curve(c), at: c.time)
+            case .event: break
+            }
+        }
+        self.controls = controls
+
+        let longestPulse = profile.pulseLength(sharpness: 0, decayControl: 1)
+        let longestPhase = EnvelopeTiming.seconds(1)
+        var events: [Event] = []
+        for e in pattern.events where e.type.isHaptic {
+            let transient = e.type == .hapticTransient
+            var d = transient ? 0 : (e.duration ?? 0)
+            if !transient && d == 0 { d = max(duration - e.time, 0) }
+            let latestEnd = transient ? e.time + longestPulse : e.time + d + longestPhase
+            events.append(
+                Event(
+                    start: e.time, duration: d, intensity: e.value(.hapticIntensity),
+                    sharpness: e.value(.hapticSharpness), attack: e.value(.attackTime), decay: e.value(.decayTime),
+                    release: e.value(.releaseTime), sustained: e.value(.sustained) >= 0.5, isTransient: transient,
+                    latestEnd: latestEnd))
+        }
+        events.sort { $0.start < $1.start }  // stable in Swift: file order among equal starts
+        self.events = events
+        var prefix: [Double] = []
+        prefix.reserveCapacity(events.count)
+        var m = -Double.infinity
+        for e in events {
+            m = max(m, e.latestEnd)
+            prefix.append(m)
+        }
+        self.prefixLatestEnd = prefix
+
+        // The silent point with the pattern's own controls at their most prolonging values.
+        let maxDecay = controls.decay.maximum
+        let maxRelease = controls.release.maximum
+        var end = duration
+        for e in events {
+            if e.isTransient {
+                end = max(end, e.start + profile.pulseLength(sharpness: 0, decayControl: maxDecay))
+            } else {
+                end = max(end, e.start + e.duration + EnvelopeTiming.seconds(e.release + maxRelease))
+            }
+        }
+        self.renderEnd = end
+    }
+
+    /// The signal at `offset` seconds into the pattern, with `external` controls (from a player)
+    /// combined with the pattern's own.
+    public func frame(at offset: Double, external: ControlValues = .neutral) -> HapticSignal {
+        var sum = 0.0
+        var weighted = 0.0
+        forEachContribution(at: offset, external: external) { contribution, sharpness in
+            sum += contribution
+            weighted += contribution * sharpness
+        }
+        guard sum > 0 else { return .silent }
+        return HapticSignal(intensity: min(sum, 1), sharpness: min(max(weighted / sum, 0), 1))
+    }
+
+    /// Whether any event is still sounding at `offset` (a player has finished when it is past the
+    /// pattern's duration and nothing sounds).
+    public func isSounding(at offset: Double, external: ControlValues = .neutral) -> Bool {
+        var any = false
+        forEachContribution(at: offset, external: external, includeSilent: true) { _, _ in any = true }
+        return any
+    }
+
+    /// Calls `body(contribution, sharpness)` for each event sounding at `offset`.
+    func forEachContribution(
+        at offset: Double, external: ControlValues, includeSilent: Bool = false,
+        _ body: (Double, Double) -> Void
+    ) {
+        guard !events.isEmpty, offset >= 0 else { return }
+        // The last event starting at or before `offset`.
+        var lo = 0
+        var hi = events.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if events[mid].start <= offset { lo = mid + 1 } else { hi = mid }
+        }
+        var i = lo - 1
+        guard i >= 0 else { return }
+        let c = controls.isEmpty ? external : controls.values(at: offset).combined(with: external)
+        while i >= 0 && prefixLatestEnd[i] > offset {
+            let e = events[i]
+            i -= 1
+            let u = offset - e.start
+            guard u < e.latestEnd - e.start else { continue }
+            let s = min(max(e.sharpness + c.sharpness, 0), 1)
+            let level: Double
+            if e.isTransient {
+                guard u < profile.pulseLength(sharpness: s, decayControl: c.decay) else { continue }
+                level = 1
+            } else {
+                level = Self.envelope(e, u, c)
+                if level <= 0 && !(includeSilent && u < e.duration) { continue }
+            }
+            body(e.intensity * level * c.intensity, s)
+        }
+    }
+
+    /// The envelope level (0…1) of a continuous event `u` seconds after its start.
+    static func envelope(_ e: Event, _ u: Double, _ c: ControlValues) -> Double {
+        let attack = EnvelopeTiming.seconds(e.attack + c.attack)
+        let decay = e.sustained ? 0 : EnvelopeTiming.seconds(e.decay + c.decay)
+        @inline(__always) func body(_ u: Double) -> Double {
+            if u < attack { return u / attack }
+            if e.sustained { return 1 }
+            guard decay > 0 else { return 0 }
+            return max(0, 1 - (u - attack) / decay)
+        }
+        if u < e.duration { return body(u) }
+        let release = EnvelopeTiming.seconds(e.release + c.release)
+        let tail = u - e.duration
+        guard tail < release else { return 0 }
+        return body(e.duration) * (1 - tail / release)
+    }
+
+    /// Motor magnitudes at `offset`, through this pattern's profile.
+    public func magnitudes(at offset: Double, external: ControlValues = .neutral) -> MotorMagnitudes {
+        MotorMapping.magnitudes(for: frame(at: offset, external: external), profile: profile)
+    }
+}

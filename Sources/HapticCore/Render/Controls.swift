@@ -1,0 +1,162 @@
+/// The values of the five haptic dynamic parameters at one instant.
+///
+/// Intensity multiplies (neutral 1); sharpness, attack, decay and release add (neutral 0). Two sets
+/// combine the same way (`combined(with:)`): this is how a pattern's own parameters and the ones sent
+/// to its player act together.
+public struct ControlValues: Equatable, Sendable {
+    public var intensity: Double
+    public var sharpness: Double
+    public var attack: Double
+    public var decay: Double
+    public var release: Double
+
+    public init(intensity: Double = 1, sharpness: Double = 0, attack: Double = 0, decay: Double = 0, release: Double = 0) {
+        self.intensity = intensity
+        self.sharpness = sharpness
+        self.attack = attack
+        self.decay = decay
+        self.release = release
+    }
+
+    public static let neutral = ControlValues()
+
+    @inlinable
+    public func combined(with other: ControlValues) -> ControlValues {
+        ControlValues(
+            intensity: intensity * other.intensity,
+            sharpness: min(max(sharpness + other.sharpness, -1), 1),
+            attack: min(max(attack + other.attack, -1), 1),
+            decay: min(max(decay + other.decay, -1), 1),
+            release: min(max(release + other.release, -1), 1))
+    }
+
+    public subscript(id: DynamicParameterID) -> Double {
+        get {
+            switch id {
+            case .hapticIntensityControl: intensity
+            case .hapticSharpnessControl: sharpness
+            case .hapticAttackTimeControl: attack
+            case .hapticDecayTimeControl: decay
+            case .hapticReleaseTimeControl: release
+            default: id.defaultValue
+            }
+        }
+        set {
+            let v = min(max(newValue, id.range.lowerBound), id.range.upperBound)
+            switch id {
+            case .hapticIntensityControl: intensity = v
+            case .hapticSharpnessControl: sharpness = v
+            case .hapticAttackTimeControl: attack = v
+            case .hapticDecayTimeControl: decay = v
+            case .hapticReleaseTimeControl: release = v
+            default: break
+            }
+        }
+    }
+}
+
+/// The history of one dynamic parameter: values set at times and curves starting at times.
+///
+/// At any time the entry that started last (at or before it) governs; at equal start times the one
+/// added later wins. A value holds until replaced; a curve interpolates between its points and then
+/// holds its last value. Before the first entry the parameter has its default.
+public struct ControlTimeline: Equatable, Sendable {
+    public enum Entry: Equatable, Sendable {
+        case value(Double)
+        case curve(ParameterCurve)
+    }
+
+    public let id: DynamicParameterID
+    public private(set) var starts: [Double] = []
+    public private(set) var entries: [Entry] = []
+
+    public init(id: DynamicParameterID) { self.id = id }
+
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// Adds an entry, keeping start order (stable for equal starts).
+    public mutating func add(_ entry: Entry, at start: Double) {
+        var i = starts.count
+        while i > 0 && starts[i - 1] > start { i -= 1 }
+        starts.insert(start, at: i)
+        entries.insert(entry, at: i)
+    }
+
+    /// Drops every entry that starts after `time` (a cancelled schedule).
+    public mutating func removeEntries(after time: Double) {
+        while let last = starts.last, last > time {
+            starts.removeLast()
+            entries.removeLast()
+        }
+    }
+
+    @inlinable
+    public func value(at t: Double) -> Double {
+        // Binary search for the last start ≤ t.
+        var lo = 0
+        var hi = starts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if starts[mid] <= t { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo > 0 else { return id.defaultValue }
+        switch entries[lo - 1] {
+        case .value(let v): return v
+        case .curve(let c): return c.value(atOffset: t - starts[lo - 1])
+        }
+    }
+
+    /// The largest value the timeline ever takes (the default included).
+    public var maximum: Double {
+        var m = id.defaultValue
+        for entry in entries {
+            switch entry {
+            case .value(let v): m = max(m, v)
+            case .curve(let c): for p in c.controlPoints { m = max(m, p.value) }
+            }
+        }
+        return m
+    }
+}
+
+/// Timelines for the five haptic controls.
+public struct ControlTimelines: Equatable, Sendable {
+    public var intensity = ControlTimeline(id: .hapticIntensityControl)
+    public var sharpness = ControlTimeline(id: .hapticSharpnessControl)
+    public var attack = ControlTimeline(id: .hapticAttackTimeControl)
+    public var decay = ControlTimeline(id: .hapticDecayTimeControl)
+    public var release = ControlTimeline(id: .hapticReleaseTimeControl)
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        intensity.isEmpty && sharpness.isEmpty && attack.isEmpty && decay.isEmpty && release.isEmpty
+    }
+
+    /// Adds an entry to the timeline of `id`; audio controls have none and are ignored.
+    public mutating func add(_ id: DynamicParameterID, _ entry: ControlTimeline.Entry, at start: Double) {
+        switch id {
+        case .hapticIntensityControl: intensity.add(entry, at: start)
+        case .hapticSharpnessControl: sharpness.add(entry, at: start)
+        case .hapticAttackTimeControl: attack.add(entry, at: start)
+        case .hapticDecayTimeControl: decay.add(entry, at: start)
+        case .hapticReleaseTimeControl: release.add(entry, at: start)
+        default: break
+        }
+    }
+
+    public mutating func removeEntries(after time: Double) {
+        intensity.removeEntries(after: time)
+        sharpness.removeEntries(after: time)
+        attack.removeEntries(after: time)
+        decay.removeEntries(after: time)
+        release.removeEntries(after: time)
+    }
+
+    @inlinable
+    public func values(at t: Double) -> ControlValues {
+        ControlValues(
+            intensity: intensity.value(at: t), sharpness: sharpness.value(at: t), attack: attack.value(at: t),
+            decay: decay.value(at: t), release: release.value(at: t))
+    }
+}
