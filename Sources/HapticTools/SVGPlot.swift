@@ -75,41 +75,49 @@ public enum SVGPlot {
         let p2 = panels[1]
         let p3 = panels[2]
         var intensity: [String] = []
-        var sharpness: [String] = []
+        var sharpness: [[String]] = [[]]  // broken where the signal is silent
         var strong: [String] = []
         var weak: [String] = []
         for t in times {
             let s = compiled.frame(at: t)
             let m = MotorMapping.magnitudes(for: s, profile: compiled.profile)
             intensity.append("\(n(x(t))),\(n(p2 + panelHeight * (1 - s.intensity)))")
-            if s.intensity > 0 { sharpness.append("\(n(x(t))),\(n(p2 + panelHeight * (1 - s.sharpness)))") }
+            if s.intensity > 0 {
+                sharpness[sharpness.count - 1].append("\(n(x(t))),\(n(p2 + panelHeight * (1 - s.sharpness)))")
+            } else if !sharpness[sharpness.count - 1].isEmpty {
+                sharpness.append([])
+            }
             strong.append("\(n(x(t))),\(n(p3 + panelHeight * (1 - Double(m.strong) / 65535)))")
             weak.append("\(n(x(t))),\(n(p3 + panelHeight * (1 - Double(m.weak) / 65535)))")
         }
         let base2 = "\(n(x(times.last ?? 0))),\(n(p2 + panelHeight)) \(n(left)),\(n(p2 + panelHeight))"
         svg += "<polygon points=\"\(intensity.joined(separator: " ")) \(base2)\" fill=\"#3b7dd8\" fill-opacity=\"0.35\" stroke=\"#3b7dd8\"/>\n"
-        if !sharpness.isEmpty {
-            svg += "<polyline points=\"\(sharpness.joined(separator: " "))\" fill=\"none\" stroke=\"#e8731a\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n"
+        for run in sharpness where !run.isEmpty {
+            svg += "<polyline points=\"\(run.joined(separator: " "))\" fill=\"none\" stroke=\"#e8731a\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n"
         }
         let base3 = "\(n(x(times.last ?? 0))),\(n(p3 + panelHeight)) \(n(left)),\(n(p3 + panelHeight))"
         svg += "<polygon points=\"\(strong.joined(separator: " ")) \(base3)\" fill=\"#5b3fa8\" fill-opacity=\"0.35\" stroke=\"#5b3fa8\"/>\n"
         svg += "<polyline points=\"\(weak.joined(separator: " "))\" fill=\"none\" stroke=\"#1a9e5c\" stroke-width=\"1.5\"/>\n"
 
         // Legends.
-        svg += legend(x: left + plotWidth - 250, y: p2 + 14, [("#3b7dd8", "intensity"), ("#e8731a", "sharpness")])
-        svg += legend(x: left + plotWidth - 250, y: p3 + 14, [("#5b3fa8", "strong (low-frequency)"), ("#1a9e5c", "weak (high-frequency)")])
-        svg += legend(x: left + plotWidth - 250, y: p1 + 14, [(sharpnessColor(0), "dull"), (sharpnessColor(1), "sharp")])
+        // Legends sit above the top-right corner of their panel.
+        let legendRight = left + plotWidth
+        svg += legend(right: legendRight, y: p1 - 6, [(sharpnessColor(0), "dull"), (sharpnessColor(1), "sharp")])
+        svg += legend(right: legendRight, y: p2 - 6, [("#3b7dd8", "intensity"), ("#e8731a", "sharpness")])
+        svg += legend(right: legendRight, y: p3 - 6, [("#5b3fa8", "strong (low-frequency)"), ("#1a9e5c", "weak (high-frequency)")])
         svg += "</svg>\n"
         return svg
     }
 
-    static func legend(x: Double, y: Double, _ items: [(String, String)]) -> String {
+    static func legend(right: Double, y: Double, _ items: [(String, String)]) -> String {
+        func itemWidth(_ label: String) -> Double { 24 + Double(label.count) * 6.5 }
+        let x = right - items.map { itemWidth($0.1) }.reduce(0, +)
         var s = ""
         var dx = 0.0
         for (color, label) in items {
             s += "<rect x=\"\(n(x + dx))\" y=\"\(n(y - 9))\" width=\"12\" height=\"10\" fill=\"\(color)\"/>"
             s += "<text x=\"\(n(x + dx + 16))\" y=\"\(n(y))\">\(escape(label))</text>\n"
-            dx += 30 + Double(label.count) * 6.5
+            dx += itemWidth(label)
         }
         return s
     }

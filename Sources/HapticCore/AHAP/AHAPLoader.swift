@@ -181,13 +181,21 @@ private struct Reader {
             error(path, "missing EventType")
             return nil
         }
-        guard let typeName = string(typeValue, "\(path).EventType") else { return nil }
-        guard let type = EventType(rawValue: typeName) else {
-            let known = EventType.allCases.map(\.rawValue).joined(separator: ", ")
-            error("\(path).EventType", "unknown event type \"\(typeName)\" (known: \(known))")
-            return nil
-        }
+        // An unknown type is an error, but the rest of the event is still checked so that one run
+        // reports every problem; it is read as a transient for those checks.
         var ok = true
+        var type = EventType.hapticTransient
+        if let typeName = string(typeValue, "\(path).EventType") {
+            if let known = EventType(rawValue: typeName) {
+                type = known
+            } else {
+                let known = EventType.allCases.map(\.rawValue).joined(separator: ", ")
+                error("\(path).EventType", "unknown event type \"\(typeName)\" (known: \(known))")
+                ok = false
+            }
+        } else {
+            ok = false
+        }
         var event = HapticEvent(type: type, time: 0)
         if let t = o["Time"] {
             if let time = time(t, "\(path).Time") { event.time = time } else { ok = false }
@@ -196,7 +204,7 @@ private struct Reader {
             let dpath = "\(path).EventDuration"
             if let duration = time(d, dpath) {
                 if type == .hapticTransient {
-                    warn(dpath, "a transient event has no duration; ignored")
+                    if ok { warn(dpath, "a transient event has no duration; ignored") }
                 } else if type == .hapticContinuous && duration > limits.maximumContinuousDuration {
                     error(dpath, "\(duration) s is longer than the \(limits.maximumContinuousDuration) s limit for a continuous event")
                     ok = false
@@ -252,7 +260,7 @@ private struct Reader {
         if let w = o["EventWaveformLoopEnabled"] {
             if let b = bool(w, "\(path).EventWaveformLoopEnabled") { event.waveformLoopEnabled = b } else { ok = false }
         }
-        if !type.isHaptic {
+        if ok && !type.isHaptic {
             warn(path, "\(type.rawValue) event ignored: a rumble pad plays no audio")
         }
         return ok ? event : nil

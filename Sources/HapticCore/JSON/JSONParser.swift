@@ -4,6 +4,12 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     public var column: Int
     public var reason: String
 
+    public init(line: Int, column: Int, reason: String) {
+        self.line = line
+        self.column = column
+        self.reason = reason
+    }
+
     public var description: String { "malformed JSON at line \(line), column \(column): \(reason)" }
 }
 

@@ -1,0 +1,197 @@
+import HapticCore
+import Testing
+
+@Suite struct AHAPLoaderTests {
+    @Test func loadsEveryKey() throws {
+        let text = """
+            {
+              "Version": 1.0,
+              "Metadata": {"Project": "p", "Created": "today", "Description": "d", "Extra": 3},
+              "Pattern": [
+                {"Event": {"Time": 0.1, "EventType": "HapticTransient", "EventParameters": [
+                  {"ParameterID": "HapticIntensity", "ParameterValue": 0.7},
+                  {"ParameterID": "HapticSharpness", "ParameterValue": 0.2}]}},
+                {"Event": {"Time": 0.2, "EventType": "HapticContinuous", "EventDuration": 0.5, "EventParameters": [
+                  {"ParameterID": "AttackTime", "ParameterValue": 0.1},
+                  {"ParameterID": "DecayTime", "ParameterValue": 0.2},
+                  {"ParameterID": "ReleaseTime", "ParameterValue": 0.3},
+                  {"ParameterID": "Sustained", "ParameterValue": 0}]}},
+                {"Event": {"Time": 0.3, "EventType": "AudioCustom", "EventDuration": 1, "EventWaveformPath": "a.wav",
+                  "EventWaveformUseVolumeEnvelope": true, "EventWaveformLoopEnabled": false,
+                  "EventParameters": [{"ParameterID": "AudioVolume", "ParameterValue": 0.5},
+                    {"ParameterID": "AudioPitch", "ParameterValue": -0.5}, {"ParameterID": "AudioPan", "ParameterValue": 0.1},
+                    {"ParameterID": "AudioBrightness", "ParameterValue": 0.4}]}},
+                {"Event": {"Time": 0.4, "EventType": "AudioContinuous", "EventDuration": 1}},
+                {"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 0.5, "ParameterValue": 0.5}},
+                {"ParameterCurve": {"ParameterID": "HapticSharpnessControl", "Time": 0.6,
+                  "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": -0.5}, {"Time": 0.2, "ParameterValue": 0.5}]}}
+              ]
+            }
+            """
+        let loaded = try mustLoad(text)
+        let p = loaded.pattern
+        #expect(p.version == 1)
+        #expect(p.metadata?["Description"] == .string("d"))
+        #expect(p.events.count == 4)
+        #expect(p.events[0] == .transient(at: 0.1, intensity: 0.7, sharpness: 0.2))
+        #expect(p.events[1].value(.attackTime) == 0.1)
+        #expect(p.events[1].value(.decayTime) == 0.2)
+        #expect(p.events[1].value(.releaseTime) == 0.3)
+        #expect(p.events[1].value(.sustained) == 0)
+        #expect(p.events[1].value(.hapticIntensity) == 1, "missing values take their defaults")
+        #expect(p.events[2].waveformPath == "a.wav")
+        #expect(p.events[2].waveformUseVolumeEnvelope == true)
+        #expect(p.events[2].waveformLoopEnabled == false)
+        #expect(p.events[2].value(.audioPitch) == -0.5)
+        #expect(p.parameters == [DynamicParameter(.hapticIntensityControl, 0.5, at: 0.5)])
+        #expect(p.curves == [ParameterCurve(.hapticSharpnessControl, at: 0.6, points: [.init(0, -0.5), .init(0.2, 0.5)])])
+        #expect(p.duration == 1.4)
+        #expect(loaded.warnings == [
+            .init(.warning, "Pattern[2].Event", "AudioCustom event ignored: a rumble pad plays no audio"),
+            .init(.warning, "Pattern[3].Event", "AudioContinuous event ignored: a rumble pad plays no audio"),
+        ])
+    }
+
+    @Test func ignoresUnknownKeysAndDefaultsMissingValues() throws {
+        let loaded = try mustLoad(#"{"Pattern": [{"Event": {"EventType": "HapticTransient", "Whatever": [1]}}], "Other": 1}"#)
+        #expect(loaded.pattern.events == [HapticEvent(type: .hapticTransient, time: 0)])
+        #expect(loaded.pattern.events[0].value(.hapticSharpness) == 0.5)
+        #expect(loaded.warnings.isEmpty)
+    }
+
+    @Test func clampsOutOfRangeValuesWithAWarningNamingThePath() throws {
+        let text = doc(
+            [event("HapticTransient"), event("HapticTransient"), event("HapticTransient"),
+             event("HapticContinuous", duration: 1, [("HapticSharpness", 0.5), ("HapticIntensity", 1.4)])]
+                .joined(separator: ","))
+        let loaded = try mustLoad(text)
+        #expect(loaded.warnings.map(\.description) == [
+            "Pattern[3].Event.EventParameters[1].ParameterValue: 1.4 clamped to 1.0"
+        ])
+        #expect(loaded.pattern.events[3].value(.hapticIntensity) == 1)
+    }
+
+    @Test(arguments: [
+        // (elements, path, message)
+        (event("HapticTransient", [("HapticSharpness", -1)]), "Pattern[0].Event.EventParameters[0].ParameterValue", "-1.0 clamped to 0.0"),
+        (event("HapticTransient", [("AttackTime", 2)]), "Pattern[0].Event.EventParameters[0].ParameterValue", "2.0 clamped to 1.0"),
+        (event("HapticTransient", [("Sustained", 0.7)]), "Pattern[0].Event.EventParameters[0].ParameterValue", "Sustained is 0 or 1; 0.7 read as 1.0"),
+        (event("HapticTransient", [("Loudness", 1)]), "Pattern[0].Event.EventParameters[0].ParameterID", "unknown event parameter \"Loudness\"; ignored"),
+        (#"{"Event": {"EventType": "HapticTransient", "EventDuration": 1}}"#, "Pattern[0].Event.EventDuration", "a transient event has no duration; ignored"),
+        (#"{"Event": {"EventType": "HapticContinuous"}}"#, "Pattern[0].Event", "a continuous event without EventDuration sounds until the pattern ends"),
+        (event("HapticContinuous", duration: 0), "Pattern[0].Event.EventDuration", "0: a continuous event without a duration sounds until the pattern ends"),
+        (event("AudioContinuous", duration: 1), "Pattern[0].Event", "AudioContinuous event ignored: a rumble pad plays no audio"),
+        (#"{"Parameter": {"ParameterID": "HapticWobble", "ParameterValue": 1}}"#, "Pattern[0].Parameter.ParameterID", "unknown dynamic parameter \"HapticWobble\"; ignored"),
+        (#"{"Parameter": {"ParameterID": "HapticIntensityControl", "ParameterValue": 1.5}}"#, "Pattern[0].Parameter.ParameterValue", "1.5 clamped to 1.0"),
+        (#"{"Parameter": {"ParameterID": "HapticSharpnessControl", "ParameterValue": -3}}"#, "Pattern[0].Parameter.ParameterValue", "-3.0 clamped to -1.0"),
+        (#"{"Parameter": {"ParameterID": "AudioVolumeControl", "ParameterValue": 1}}"#, "Pattern[0].Parameter.ParameterID", "AudioVolumeControl ignored: a rumble pad plays no audio"),
+        (#"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 2}]}}"#, "Pattern[0].ParameterCurve.ParameterCurveControlPoints[0].ParameterValue", "2.0 clamped to 1.0"),
+        (#"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "ParameterCurveControlPoints": []}}"#, "Pattern[0].ParameterCurve.ParameterCurveControlPoints", "no control points; the curve is ignored"),
+        (#"{"ParameterCurve": {"ParameterID": "HapticIntensityControl"}}"#, "Pattern[0].ParameterCurve", "no ParameterCurveControlPoints; the curve is ignored"),
+        (#"{"Something": {}}"#, "Pattern[0]", "holds none of Event, Parameter, ParameterCurve; ignored"),
+    ])
+    func warns(element: String, path: String, message: String) throws {
+        let loaded = try mustLoad(doc(element))
+        #expect(loaded.warnings == [AHAPDiagnostic(.warning, path, message)])
+    }
+
+    @Test func warnsOnMissingPatternAndOtherVersions() throws {
+        #expect(try mustLoad("{}").warnings == [.init(.warning, "Pattern", "missing: the pattern is empty")])
+        #expect(try mustLoad(#"{"Version": 2, "Pattern": []}"#).warnings == [.init(.warning, "Version", "version 2.0 is not 1.0; read as 1.0")])
+    }
+
+    @Test(arguments: [
+        (#"{"Event": {"EventType": "HapticBuzz"}}"#, "Pattern[0].Event.EventType", "unknown event type \"HapticBuzz\" (known: HapticTransient, HapticContinuous, AudioContinuous, AudioCustom)"),
+        (#"{"Event": {"Time": 0}}"#, "Pattern[0].Event", "missing EventType"),
+        (#"{"Event": {"EventType": 3}}"#, "Pattern[0].Event.EventType", "expected a string, found a number"),
+        (#"{"Event": {"EventType": "HapticTransient", "Time": "0.5"}}"#, "Pattern[0].Event.Time", "expected a number, found a string"),
+        (#"{"Event": {"EventType": "HapticTransient", "Time": -0.5}}"#, "Pattern[0].Event.Time", "-0.5 is negative; times and durations must be ≥ 0"),
+        (#"{"Event": {"EventType": "HapticTransient", "Time": NaN}}"#, "Pattern[0].Event.Time", "nan is not a finite number"),
+        (#"{"Event": {"EventType": "HapticTransient", "Time": 1e999}}"#, "Pattern[0].Event.Time", "inf is not a finite number"),
+        (#"{"Event": {"EventType": "HapticContinuous", "EventDuration": -1}}"#, "Pattern[0].Event.EventDuration", "-1.0 is negative; times and durations must be ≥ 0"),
+        (#"{"Event": {"EventType": "HapticContinuous", "EventDuration": 31}}"#, "Pattern[0].Event.EventDuration", "31.0 s is longer than the 30.0 s limit for a continuous event"),
+        (#"{"Event": {"EventType": "HapticTransient", "EventParameters": {"ParameterID": "HapticIntensity"}}}"#, "Pattern[0].Event.EventParameters", "expected an array, found an object"),
+        (#"{"Event": {"EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": "high"}]}}"#, "Pattern[0].Event.EventParameters[0].ParameterValue", "expected a number, found a string"),
+        (#"{"Event": {"EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": Infinity}]}}"#, "Pattern[0].Event.EventParameters[0].ParameterValue", "inf is not a finite number"),
+        (#"{"Event": {"EventType": "HapticTransient", "EventParameters": [{"ParameterValue": 1}]}}"#, "Pattern[0].Event.EventParameters[0]", "missing ParameterID"),
+        (#"{"Event": {"EventType": "HapticTransient", "EventParameters": [7]}}"#, "Pattern[0].Event.EventParameters[0]", "expected an object, found a number"),
+        (#"{"Event": {"EventType": "AudioCustom", "EventWaveformPath": 1}}"#, "Pattern[0].Event.EventWaveformPath", "expected a string, found a number"),
+        (#"{"Event": {"EventType": "AudioCustom", "EventWaveformLoopEnabled": "yes"}}"#, "Pattern[0].Event.EventWaveformLoopEnabled", "expected a boolean, found a string"),
+        (#"{"Event": {"EventType": "HapticTransient"}, "Parameter": {"ParameterID": "HapticIntensityControl"}}"#, "Pattern[0]", "holds Event and Parameter; an element holds exactly one"),
+        (#"{"Parameter": {"ParameterValue": 1}}"#, "Pattern[0].Parameter", "missing ParameterID"),
+        (#"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": -1}}"#, "Pattern[0].Parameter.Time", "-1.0 is negative; times and durations must be ≥ 0"),
+        (#"{"Parameter": {"ParameterID": "HapticIntensityControl", "ParameterValue": NaN}}"#, "Pattern[0].Parameter.ParameterValue", "nan is not a finite number"),
+        (#"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "ParameterCurveControlPoints": [{"Time": 0.2, "ParameterValue": 0}, {"Time": 0.1, "ParameterValue": 1}]}}"#, "Pattern[0].ParameterCurve.ParameterCurveControlPoints[1].Time", "0.1 is before the previous control point's 0.2; control points must be in time order"),
+        (#"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "ParameterCurveControlPoints": [{"Time": -0.1, "ParameterValue": 0}]}}"#, "Pattern[0].ParameterCurve.ParameterCurveControlPoints[0].Time", "-0.1 is negative; times and durations must be ≥ 0"),
+        (#"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "ParameterCurveControlPoints": 5}}"#, "Pattern[0].ParameterCurve.ParameterCurveControlPoints", "expected an array, found a number"),
+        ("[]", "Pattern[0]", "expected an object, found an array"),
+    ])
+    func rejects(element: String, path: String, message: String) {
+        #expect(loadErrors(doc(element)) == [AHAPDiagnostic(.error, path, message)])
+    }
+
+    @Test func rejectsACurveWithTooManyPoints() {
+        let points = (0..<17).map { "{\"Time\": \(Double($0) * 0.1), \"ParameterValue\": 0.5}" }.joined(separator: ",")
+        let text = doc("{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"ParameterCurveControlPoints\": [\(points)]}}")
+        #expect(loadErrors(text) == [.init(.error, "Pattern[0].ParameterCurve.ParameterCurveControlPoints", "17 control points, over the limit of 16")])
+    }
+
+    @Test func rejectsDocumentsOverTheLimits() {
+        let text = doc(Array(repeating: event("HapticTransient"), count: 5).joined(separator: ","))
+        #expect(loadErrors(text, limits: .init(maximumEvents: 4)) == [.init(.error, "Pattern", "5 events, over the limit of 4")])
+        #expect(loadErrors(text, limits: .init(maximumFileBytes: 100)) == [
+            .init(.error, "$", "the document is \(text.utf8.count) bytes, over the limit of 100")
+        ])
+        let big = doc(Array(repeating: event("HapticTransient"), count: 16_385).joined(separator: ","))
+        #expect(loadErrors(big, limits: .init(maximumFileBytes: 1 << 24)) == [.init(.error, "Pattern", "16385 events, over the limit of 16384")])
+        #expect(AHAPLimits.default.maximumFileBytes == 1_048_576)
+    }
+
+    @Test func reportsMalformedJSONWithLineAndColumn() {
+        #expect(loadErrors("{\n  \"Pattern\": [\n    {\"Event\" {}}\n  ]\n}") == [
+            .init(.error, "$", "malformed JSON at line 3, column 14: expected ':' after the member name \"Event\", found '{'")
+        ])
+        #expect(loadErrors("[1]") == [.init(.error, "$", "expected an object at the top level, found an array")])
+        #expect(loadErrors(#"{"Pattern": {}}"#) == [.init(.error, "Pattern", "expected an array, found an object")])
+        #expect(loadErrors(#"{"Version": "1", "Pattern": []}"#) == [.init(.error, "Version", "expected a number, found a string")])
+    }
+
+    @Test func reportsEveryErrorOfADocumentAtOnce() {
+        let errors = loadErrors(doc(#"{"Event": {"EventType": "Nope"}}, {"Event": {"EventType": "HapticTransient", "Time": -1}}"#))
+        #expect(errors.map(\.path) == ["Pattern[0].Event.EventType", "Pattern[1].Event.Time"])
+    }
+
+    @Test func readsAbsoluteCurveTimesWhenUnambiguous() throws {
+        // Lofelt-style: the curve starts at 0.5 and its points are written from 0.5 on.
+        let curve = #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0.5, "ParameterCurveControlPoints": [{"Time": 0.5, "ParameterValue": 1}, {"Time": 1.0, "ParameterValue": 0}]}}"#
+        let loaded = try mustLoad(doc(event("HapticContinuous", duration: 1) + "," + curve))
+        #expect(loaded.pattern.curves == [ParameterCurve(.hapticIntensityControl, at: 0.5, points: [.init(0, 1), .init(0.5, 0)])])
+        #expect(loaded.warnings == [.init(
+            .warning, "Pattern[1].ParameterCurve.ParameterCurveControlPoints",
+            "control-point times look absolute (the first equals the curve's Time 0.5 and, read relative, the curve would outlast every event); read as absolute")])
+        // Apple's relative reading stays when the relative reading fits the events.
+        let relative = try mustLoad(doc(event("HapticContinuous", duration: 2) + "," + curve))
+        #expect(relative.pattern.curves[0].controlPoints == [.init(0.5, 1), .init(1.0, 0)])
+        #expect(relative.warnings.isEmpty)
+    }
+
+    @Test func writesBackToAnEqualPattern() throws {
+        for url in allSharedAHAPFiles() {
+            let loaded = try AHAPLoader.load(bytes: Array(try Data(contentsOf: url)))
+            let text = AHAPWriter.text(loaded.pattern)
+            let again = try AHAPLoader.load(text: text)
+            #expect(again.pattern == loaded.pattern, "\(url.lastPathComponent)")
+            #expect(again.warnings.isEmpty, "a written pattern loads without warnings: \(url.lastPathComponent)")
+        }
+        var p = HapticPattern(metadata: JSONObject(["Project": .string("t")]))
+        p.elements = [
+            .event(.continuous(at: 0.25, duration: 1.5, intensity: 0.3, sharpness: 0.9, extra: [.init(.sustained, 0)])),
+            .event(HapticEvent(type: .audioCustom, time: 1, duration: 0.1, waveformPath: "x.wav", waveformLoopEnabled: true)),
+            .parameter(.init(.hapticReleaseTimeControl, -0.25, at: 1)),
+            .curve(.init(.hapticIntensityControl, at: 0.1, points: [.init(0, 0), .init(0.3, 1)])),
+        ]
+        #expect(try AHAPLoader.load(text: AHAPWriter.text(p)).pattern == p)
+    }
+}
+
+import Foundation

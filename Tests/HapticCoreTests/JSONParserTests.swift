@@ -1,0 +1,71 @@
+import HapticCore
+import Testing
+
+@Suite struct JSONParserTests {
+    @Test func readsStrictJSONKeepingMemberOrder() throws {
+        let v = try JSONParser.parse(#"{"b": 1, "a": [true, false, null, "x\n\u00e9\ud83d\ude00"], "c": -2.5e2}"#)
+        guard case .object(let o) = v else { Issue.record("not an object"); return }
+        #expect(o.keys == ["b", "a", "c"])
+        #expect(o["a"] == .array([.bool(true), .bool(false), .null, .string("x\né😀")]))
+        #expect(o["c"] == .number(-250))
+    }
+
+    @Test func toleratesTrailingCommasAndComments() throws {
+        let text = """
+            // a comment before everything
+            {
+              "a": [1, 2, 3,], /* block
+              comment */
+              "b": {"c": 1,}, // trailing
+            }
+            """
+        let v = try JSONParser.parse(text)
+        #expect(v["a"] == .array([.number(1), .number(2), .number(3)]))
+        #expect(v["b"]?["c"] == .number(1))
+    }
+
+    @Test func readsJSON5Literals() throws {
+        let v = try JSONParser.parse("{unquoted: 'single', n: NaN, i: -Infinity, p: +1, d: .5, e: 5.}")
+        #expect(v["unquoted"] == .string("single"))
+        if case .number(let x) = v["n"] { #expect(x.isNaN) } else { Issue.record("NaN not read") }
+        #expect(v["i"] == .number(-.infinity))
+        #expect(v["p"] == .number(1))
+        #expect(v["d"] == .number(0.5))
+        #expect(v["e"] == .number(5))
+    }
+
+    @Test(arguments: [
+        ("{\"a\": 1\n  \"b\": 2}", 2, 3, "expected ',' or '}' after the value of \"a\", found '\"'"),
+        ("{\"a\": [1, 2,, 3]}", 1, 13, "expected a value or ']', found ','"),
+        ("{\n\n  \"a\": tru }", 3, 8, "expected a value, found 'tru' (strings need quotes)"),
+        ("{\"a\": 1", 1, 8, "the object opened on line 1 is never closed"),
+        ("{\"a\": \"x}", 1, 10, "a string is never closed"),
+        ("[1] 2", 1, 5, "unexpected '2' after the end of the document"),
+        ("", 1, 1, "the document is empty"),
+        ("{\"a\": 1e}", 1, 9, "invalid number: the exponent has no digits"),
+        ("/* open", 1, 8, "the comment opened on line 1 is never closed"),
+    ])
+    func reportsLineAndColumn(text: String, line: Int, column: Int, reason: String) {
+        #expect(throws: JSONSyntaxError(line: line, column: column, reason: reason)) {
+            try JSONParser.parse(text)
+        }
+    }
+
+    @Test func rejectsExcessiveNesting() {
+        let deep = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(deep) }
+    }
+
+    @Test func writerRoundTrips() throws {
+        let v: JSONValue = .object(JSONObject([
+            "s": .string("quote\" backslash\\ tab\t ctl\u{01}"), "n": .number(0.1), "i": .number(3),
+            "a": .array([.null, .bool(true)]), "o": .object(JSONObject()),
+        ]))
+        for pretty in [false, true] {
+            let text = JSONWriter.write(v, pretty: pretty)
+            #expect(try JSONParser.parse(text) == v)
+        }
+        #expect(JSONWriter.write(.number(3)) == "3")
+        #expect(JSONWriter.write(.number(1e-5)) == "1e-05")
+    }
+}
