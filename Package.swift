@@ -4,6 +4,8 @@ import PackageDescription
 // Layout (see docs/architecture.md):
 //   HapticCore    pure model, AHAP loader/writer, renderer, profiles: no I/O, no Glibc, no Dispatch
 //   HapticTools   offline reports built on the core (validate/info/render as CSV or SVG)
+//   CEvdev        libevdev and the kernel input headers, plus a shim for the EVIOC* request codes
+//   Evdev         the device layer: discovery, one FF_RUMBLE effect per pad, hot-plug
 //   hapticctl     thin command-line front end
 let package = Package(
     name: "hapticd",
@@ -16,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .target(
@@ -23,6 +26,16 @@ let package = Package(
             dependencies: [.product(name: "RealModule", package: "swift-numerics")]
         ),
         .target(name: "HapticTools", dependencies: ["HapticCore"]),
+        .systemLibrary(
+            name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev",
+            providers: [.apt(["libevdev-dev"])]
+        ),
+        .target(
+            name: "Evdev",
+            dependencies: ["CEvdev", "HapticCore", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        // Runs inside the qemu VM against a uinput pad (scripts/vm-test.sh); built as a static executable.
+        .executableTarget(name: "evdev-vmtest", dependencies: ["Evdev", "HapticCore"], path: "Tests/VM/evdev-vmtest"),
         .executableTarget(
             name: "hapticctl",
             dependencies: [
@@ -38,6 +51,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HapticToolsTests", dependencies: ["HapticCore", "HapticTools"]),
+        .testTarget(name: "EvdevTests", dependencies: ["Evdev", "HapticCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

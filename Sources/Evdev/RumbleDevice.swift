@@ -1,0 +1,123 @@
+import CEvdev
+import Glibc
+import HapticCore
+
+/// One open rumble pad, holding exactly one `FF_RUMBLE` effect that is created once and then updated
+/// in place with the same id (never a new id per update: that is how other stacks run out of slots).
+///
+/// Not `Sendable`: it owns a file descriptor. The daemon confines each `RumbleDevice` to its render
+/// queue and passes only `DeviceInfo` and `MotorMagnitudes` values across. Closing the descriptor —
+/// explicitly, in `deinit`, or by the process dying — makes the kernel erase the effect and stop the
+/// motors: that is the daemon's crash safety.
+public final class RumbleDevice {
+    public let info: DeviceInfo
+    private var fd: Int32
+    /// The kernel's id for our effect, once uploaded.
+    public private(set) var effectID: Int16?
+    public private(set) var isPlaying = false
+    /// What the motors were last set to.
+    public private(set) var current = MotorMagnitudes.zero
+
+    /// Opens the node read-write and checks that it advertises `FF_RUMBLE`.
+    public init(path: String) throws(DeviceError) {
+        let fd = try syscall(.open, path) { open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
+        do throws(DeviceError) {
+            let info = try probe(fd: fd, path: path)
+            guard info.hasRumble else { throw DeviceError(kind: .notRumble, operation: .open, path: path) }
+            self.info = info
+            self.fd = fd
+        } catch {
+            _ = Glibc.close(fd)
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    public var isOpen: Bool { fd >= 0 }
+
+    /// Sets both motors. Non-zero: upload the effect (in place after the first time) and start it if it
+    /// was stopped. Zero: stop the effect.
+    public func set(_ m: MotorMagnitudes) throws(DeviceError) {
+        try requireOpen(.upload)
+        if m.isZero {
+            try stop()
+            return
+        }
+        try upload(m)
+        if !isPlaying {
+            try writeEvent(code: UInt16(bitPattern: effectID!), value: 1, operation: .play)
+            isPlaying = true
+        }
+    }
+
+    /// Stops the motors (the effect stays uploaded for the next `set`).
+    public func stop() throws(DeviceError) {
+        try requireOpen(.stop)
+        current = .zero
+        guard isPlaying, let id = effectID else { return }
+        isPlaying = false
+        try writeEvent(code: UInt16(bitPattern: id), value: 0, operation: .stop)
+    }
+
+    /// Starts the effect again with its current magnitudes, for pads that stop on their own.
+    public func refresh() throws(DeviceError) {
+        try requireOpen(.play)
+        guard !current.isZero, let id = effectID else { return }
+        try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
+        isPlaying = true
+    }
+
+    /// The pad's global force-feedback gain, 0…0xFFFF, where it advertises `FF_GAIN`.
+    public func setGain(_ gain: UInt16) throws(DeviceError) {
+        try requireOpen(.gain)
+        guard info.supportsGain else { throw DeviceError(kind: .unsupported("the device has no FF_GAIN"), operation: .gain, path: info.path) }
+        try writeEvent(code: UInt16(FF_GAIN), value: Int32(gain), operation: .gain)
+    }
+
+    /// Stops the motors, erases the effect and closes the node. Failures because the pad is already
+    /// gone are expected and not reported; others are returned, never thrown: closing always closes.
+    @discardableResult
+    public func close() -> [DeviceError] {
+        guard fd >= 0 else { return [] }
+        var problems: [DeviceError] = []
+        do { try stop() } catch { problems.append(error) }
+        if let id = effectID {
+            do { try syscall(.erase, info.path) { hapticd_ioctl_int(fd, hapticd_eviocrmff(), Int32(id)) } } catch {
+                problems.append(error)
+            }
+            effectID = nil
+        }
+        _ = Glibc.close(fd)
+        fd = -1
+        return problems.filter { $0.kind != .disconnected }
+    }
+
+    private func requireOpen(_ operation: Operation) throws(DeviceError) {
+        if fd < 0 { throw DeviceError(kind: .closed, operation: operation, path: info.path) }
+    }
+
+    private func upload(_ m: MotorMagnitudes) throws(DeviceError) {
+        var effect = ff_effect()
+        effect.type = UInt16(FF_RUMBLE)
+        effect.id = effectID ?? -1
+        effect.direction = 0
+        effect.trigger = ff_trigger(button: 0, interval: 0)
+        // Length 0: play until stopped (ff-memless); drivers that ignore lengths do the same.
+        effect.replay = ff_replay(length: 0, delay: 0)
+        effect.u.rumble = ff_rumble_effect(strong_magnitude: m.strong, weak_magnitude: m.weak)
+        try syscall(.upload, info.path) { hapticd_ioctl_ptr(fd, hapticd_eviocsff(), &effect) }
+        effectID = effect.id
+        current = m
+    }
+
+    private func writeEvent(code: UInt16, value: Int32, operation: Operation) throws(DeviceError) {
+        var event = input_event()
+        event.type = UInt16(EV_FF)
+        event.code = code
+        event.value = value
+        let size = MemoryLayout<input_event>.size
+        let written = try syscall(operation, info.path) { withUnsafePointer(to: &event) { write(fd, $0, size) } }
+        if written != size { throw DeviceError(kind: .system(.ioError), operation: operation, path: info.path) }
+    }
+}

@@ -1,0 +1,21 @@
+#!/bin/busybox sh
+# /init of the test VM: mount the basics, load evdev and uinput, run every scenario, power off.
+/bin/busybox --install -s /bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+insmod /lib/modules/evdev.ko
+insmod /lib/modules/uinput.ko
+# Static Swift binaries have no runtime path for the backtracer helper: turn it off.
+export SWIFT_BACKTRACE=enable=no
+echo "VM-BOOTED kernel $(uname -r)"
+for scenario in /scenarios/*.sh; do
+    name=$(basename "$scenario" .sh)
+    echo "VM-SCENARIO-BEGIN $name"
+    sh "$scenario"
+    echo "VM-SCENARIO-END $name exit=$?"
+done
+echo "VM-DONE"
+poweroff -f

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The real-kernel integration test: boots a Debian kernel under qemu (software emulation), creates
+# virtual FF_RUMBLE pads with uinput, runs the project's own code against them, and judges by what the
+# pads received. See ../shared/reference/real-kernel-tests.md and docs/testing.md.
+#
+# It never skips silently: when it cannot run, it fails and says why.
+# Downloads (the kernel package) are cached in $HAPTICD_VM_CACHE (default ~/.cache/hapticd-vm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+fail() { echo "vm-test: FAILED: $*" >&2; exit 1; }
+
+scripts/deps.sh qemu-system-x86 busybox-static libevdev-dev gcc libc6-dev pkg-config
+
+cache="${HAPTICD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hapticd-vm}"
+mkdir -p "$cache"
+
+# 1. The kernel: the package linux-image-amd64 depends on, unpacked, not installed.
+kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+if [ -z "$kpkg" ]; then
+    apt-get update -qq || true
+    kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+fi
+[ -n "$kpkg" ] || fail "cannot find the Debian kernel package (apt-cache depends linux-image-amd64 gave nothing)"
+kdir="$cache/$kpkg"
+if [ ! -d "$kdir/boot" ]; then
+    echo "vm-test: downloading $kpkg (cached in $cache)"
+    ( cd "$cache" && rm -f "$kpkg"_*.deb && apt-get download "$kpkg" >/dev/null 2>&1 ) || fail "apt-get download $kpkg failed"
+    rm -rf "$kdir.tmp" && dpkg -x "$cache/$kpkg"_*.deb "$kdir.tmp" && mv "$kdir.tmp" "$kdir"
+    rm -f "$cache/$kpkg"_*.deb
+fi
+vmlinuz=$(ls "$kdir"/boot/vmlinuz-* | head -1)
+kver=${vmlinuz##*/vmlinuz-}
+moddir="$kdir/lib/modules/$kver/kernel/drivers/input"
+[ -f "$moddir/evdev.ko" ] && [ -f "$moddir/misc/uinput.ko" ] || fail "evdev.ko or uinput.ko missing from $kpkg"
+
+# 2. The programs: the fixture pad (static C) and the project's test programs (static Swift).
+work="$root/.build-vm/vm"
+rm -rf "$work" && mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/scenarios"
+gcc -static -O2 -Wall -o "$work/root/bin/fakepad" Tests/VM/fakepad.c || fail "cannot build the fixture pad"
+products=(evdev-vmtest)
+for p in "${products[@]}"; do
+    # The linker warns that static glibc cannot dlopen/NSS: harmless here, so only failure counts.
+    swift build --scratch-path .build-vm --product "$p" -Xswiftc -static-executable > "$work/build-$p.log" 2>&1 \
+        || { grep -E "error" "$work/build-$p.log" | head -20; fail "building $p (log: $work/build-$p.log)"; }
+    cp "$(swift build --scratch-path .build-vm --show-bin-path)/$p" "$work/root/bin/$p"
+    strip "$work/root/bin/$p"
+done
+
+# 3. The initramfs: busybox as /init's shell, the modules, the scenarios.
+cp /bin/busybox "$work/root/bin/busybox"
+cp "$moddir/evdev.ko" "$moddir/misc/uinput.ko" "$work/root/lib/modules/"
+cp Tests/VM/init.sh "$work/root/init" && chmod +x "$work/root/init"
+cp Tests/VM/scenarios/*.sh "$work/root/scenarios/"
+( cd "$work/root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null ) > "$work/initrd.cpio"
+
+# 4. Boot. The console is the test's output.
+echo "vm-test: booting $kpkg under qemu (TCG)"
+start=$(date +%s)
+timeout 600 qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
+    -kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
+    -append "console=ttyS0 quiet panic=-1" > "$work/console.log" 2>&1 || true
+echo "vm-test: VM ran $(( $(date +%s) - start )) s"
+tr -d '\r' < "$work/console.log" > "$work/console.txt"
+grep -q "VM-BOOTED" "$work/console.txt" || { tail -30 "$work/console.txt"; fail "the VM did not boot"; }
+sed -n '/VM-SCENARIO-BEGIN/,/VM-DONE/p' "$work/console.txt"
+grep -q "VM-DONE" "$work/console.txt" || fail "the VM did not finish its scenarios (timeout or crash)"
+bad=$(grep -c "^VM-SCENARIO-END .* exit=[^0]" "$work/console.txt" || true)
+passes=$(grep -c "^PASS " "$work/console.txt" || true)
+fails=$(grep -c "^FAIL " "$work/console.txt" || true)
+echo "vm: $passes passed, $fails failed"
+[ "$bad" -eq 0 ] && [ "$fails" -eq 0 ] && [ "$passes" -gt 0 ] || fail "$bad scenario(s) failed"
