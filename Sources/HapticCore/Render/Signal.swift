@@ -51,15 +51,16 @@ public struct MotorMagnitudes: Equatable, Sendable, Hashable, CustomStringConver
 /// non-zero output is then lifted above its profile floor (the magnitude below which it does not spin),
 /// scaled to 0…65535, and quantized the way the pad's driver will.
 public enum MotorMapping {
+    /// `quantized: false` leaves quantization to a later stage (the engine mixes players first and
+    /// its pacer quantizes once).
     @inlinable
-    public static func magnitudes(for signal: HapticSignal, profile: DeviceProfile) -> MotorMagnitudes {
+    public static func magnitudes(for signal: HapticSignal, profile: DeviceProfile, quantized: Bool = true) -> MotorMagnitudes {
         let i = min(max(signal.intensity, 0), 1)
         let s = min(max(signal.sharpness, 0), 1)
-        let strong = lift(i * (1 - s).squareRoot(), floor: profile.strongFloor)
-        let weak = lift(i * s.squareRoot(), floor: profile.weakFloor)
-        return MotorMagnitudes(
-            strong: profile.quantization.apply(scale(strong)),
-            weak: profile.quantization.apply(scale(weak)))
+        let strong = scale(lift(i * (1 - s).squareRoot(), floor: profile.strongFloor))
+        let weak = scale(lift(i * s.squareRoot(), floor: profile.weakFloor))
+        guard quantized else { return MotorMagnitudes(strong: strong, weak: weak) }
+        return MotorMagnitudes(strong: profile.quantization.apply(strong), weak: profile.quantization.apply(weak))
     }
 
     @inlinable

@@ -1,0 +1,434 @@
+/// Errors of the engine/player API.
+public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
+    case notRunning
+    case playerNotFound(PlayerID)
+    /// The engine was reset: its players are gone and must be created again.
+    case playerInvalidated(PlayerID)
+    case notAdvanced(PlayerID)
+    case invalidRate(Double)
+    case invalidValue(String)
+
+    public var description: String {
+        switch self {
+        case .notRunning: "the engine is stopped (start it, or enable auto-shutdown to start it on demand)"
+        case .playerNotFound(let id): "no player \(id)"
+        case .playerInvalidated(let id): "player \(id) was invalidated by an engine reset; create it again"
+        case .notAdvanced(let id): "player \(id) is not an advanced player (pause, resume, seek, loop and rate need one)"
+        case .invalidRate(let r): "playback rate must be a finite number > 0, not \(r)"
+        case .invalidValue(let why): why
+        }
+    }
+}
+
+/// A haptic engine for one pad: Core Haptics' `CHHapticEngine` semantics, without I/O.
+///
+/// The engine owns its players; `render()` advances everything to the clock's time, applies due
+/// commands at their exact times, fires handlers, and returns the pad's mixed (unquantized) output.
+/// Not `Sendable`: an engine belongs to one queue (the daemon's render queue) or one test.
+public final class HapticEngine {
+    public enum StoppedReason: String, Sendable, Equatable {
+        case idleTimeout
+        case gameControllerDisconnect
+        case engineDestroyed
+        case systemError
+        case notifyWhenFinished
+    }
+
+    public enum FinishedAction: Sendable { case stopEngine, leaveRunning }
+
+    public let clock: any HapticClock
+    public let profile: DeviceProfile
+    public private(set) var isRunning = false
+    /// Auto-shutdown (off by default, as in Core Haptics): stop after `idleTimeout` seconds with
+    /// nothing to play; a player start restarts the engine.
+    public var isAutoShutdownEnabled = false
+    public var idleTimeout = 10.0
+    public var isMutedForHaptics = false
+    /// Called when the engine stops by itself — never after an explicit `stop()`.
+    public var stoppedHandler: ((StoppedReason) -> Void)?
+    /// Called after a reset: players are gone (create them again), patterns survive.
+    public var resetHandler: (() -> Void)?
+    /// Called whenever any player ends, one-shot players included.
+    public var playerEnded: ((PlayerID, PlayerEnd) -> Void)?
+
+    private var players: [PlayerID: PlayerState] = [:]
+    private var order: [PlayerID] = []
+    private var invalidated: Set<PlayerID> = []
+    private var nextPlayerID = 1
+    private var sequence = 0
+    private var finishedHandler: (() -> FinishedAction)?
+    /// When the engine last had something to do (for auto-shutdown).
+    private var idleSince: Double?
+
+    public init(profile: DeviceProfile = .generic, clock: any HapticClock) {
+        self.profile = profile
+        self.clock = clock
+    }
+
+    /// The engine's clock: what `HapticTime.at` values refer to.
+    public var currentTime: Double { clock.now }
+
+    // MARK: - Engine lifecycle
+
+    public func start() {
+        if !isRunning {
+            isRunning = true
+            idleSince = currentTime
+        }
+    }
+
+    /// An explicit stop: every player stops; the stopped handler is not called.
+    public func stop() {
+        halt()
+    }
+
+    /// The pad went away (Core Haptics' gameControllerDisconnect).
+    public func deviceDisconnected() { stopBySelf(.gameControllerDisconnect) }
+
+    /// The device failed in a way the engine cannot play through.
+    public func systemError() { stopBySelf(.systemError) }
+
+    /// The engine is being torn down (daemon shutdown, pad removed for good).
+    public func destroy() { stopBySelf(.engineDestroyed) }
+
+    /// A reset (pad re-attached, device error recovered): players are invalidated, the engine is
+    /// stopped, and the reset handler runs; it typically starts the engine and re-creates players.
+    public func reset() {
+        halt(notify: false)
+        invalidated.formUnion(players.keys)
+        players = [:]
+        order = []
+        resetHandler?()
+    }
+
+    /// Calls `handler` once every player has finished (at once when nothing plays); it answers
+    /// whether to stop the engine.
+    public func notifyWhenPlayersFinished(_ handler: @escaping () -> FinishedAction) {
+        finishedHandler = handler
+        checkFinished()
+    }
+
+    private func stopBySelf(_ reason: StoppedReason) {
+        let wasRunning = isRunning
+        halt()
+        if wasRunning || reason == .gameControllerDisconnect || reason == .engineDestroyed { stoppedHandler?(reason) }
+    }
+
+    private func halt(notify: Bool = true) {
+        isRunning = false
+        idleSince = nil
+        let t = currentTime
+        for id in order {
+            guard var p = players[id] else { continue }
+            let wasSounding = p.isActive
+            p.pending = []
+            p.phase = .idle
+            players[id] = p
+            if wasSounding && notify { ended(id, .stopped, at: t) }
+        }
+        removeEndedOneShots()
+    }
+
+    // MARK: - Players
+
+    /// Makes a player for `pattern`, compiled against this engine's profile.
+    @discardableResult
+    public func makePlayer(_ pattern: HapticPattern, advanced: Bool = false) -> PlayerID {
+        makePlayer(CompiledPattern(pattern, profile: profile), advanced: advanced, oneShot: false)
+    }
+
+    private func makePlayer(_ compiled: CompiledPattern, advanced: Bool, oneShot: Bool) -> PlayerID {
+        let id = nextPlayerID
+        nextPlayerID += 1
+        players[id] = PlayerState(id: id, compiled: compiled, isAdvanced: advanced, isOneShot: oneShot)
+        order.append(id)
+        return id
+    }
+
+    /// Plays a pattern at once without a player object to manage; returns the one-shot player's id
+    /// (for status and stopping). It is destroyed when it ends.
+    @discardableResult
+    public func playPattern(_ pattern: HapticPattern) throws(EngineError) -> PlayerID {
+        try ensureRunning()
+        let id = makePlayer(CompiledPattern(pattern, profile: profile), advanced: true, oneShot: true)
+        try start(id)
+        return id
+    }
+
+    public func destroyPlayer(_ id: PlayerID) throws(EngineError) {
+        _ = try player(id)
+        players[id] = nil
+        order.removeAll { $0 == id }
+        checkFinished()
+    }
+
+    public var playerIDs: [PlayerID] { order }
+
+    public func status(_ id: PlayerID) throws(EngineError) -> PlayerStatus {
+        try player(id).status(at: currentTime)
+    }
+
+    public func start(_ id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
+        _ = try player(id)
+        try ensureRunning()
+        try schedule(id, .start, at: time)
+    }
+
+    public func stop(_ id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
+        try schedule(id, .stop, at: time)
+    }
+
+    public func pause(_ id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
+        try requireAdvanced(id)
+        try schedule(id, .pause, at: time)
+    }
+
+    public func resume(_ id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
+        try requireAdvanced(id)
+        try ensureRunning()
+        try schedule(id, .resume, at: time)
+    }
+
+    /// Drops every pending command (scheduled starts, stops, parameters, curves) and stops at once.
+    public func cancel(_ id: PlayerID) throws(EngineError) {
+        var p = try player(id)
+        let t = currentTime
+        let wasActive = p.isActive
+        p.pending = []
+        p.controls.removeEntries(after: t)
+        p.phase = .idle
+        players[id] = p
+        if wasActive { ended(id, .cancelled, at: t) }
+        removeEndedOneShots()
+        checkFinished()
+    }
+
+    /// Moves to `offset` (pattern seconds) at once. Past the end a non-looping player ends; a
+    /// looping one wraps. A player that is not playing starts from there next time.
+    public func seek(_ id: PlayerID, toOffset offset: Double) throws(EngineError) {
+        try requireAdvanced(id)
+        guard offset.isFinite, offset >= 0 else { throw .invalidValue("seek offset must be a finite number ≥ 0, not \(offset)") }
+        var p = try player(id)
+        let t = currentTime
+        let target = p.loopEnabled ? p.wrap(offset) : offset
+        switch p.phase {
+        case .playing: p.phase = .playing(time: t, offset: target)
+        case .paused: p.phase = .paused(offset: target)
+        case .idle, .finished: p.startOffset = target
+        }
+        players[id] = p
+        if p.isPlaying && !p.loopEnabled && target >= p.compiled.duration && p.hasEnded(at: t) {
+            finish(id, at: t)
+        } else if case .paused = p.phase, !p.loopEnabled, target >= p.compiled.duration {
+            finish(id, at: t)
+        }
+    }
+
+    /// Sends dynamic parameter values that take effect at `time` and hold until replaced.
+    public func sendParameters(_ values: [(DynamicParameterID, Double)], to id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
+        var p = try player(id)
+        let t = try resolve(time)
+        for (pid, value) in values {
+            guard value.isFinite else { throw .invalidValue("\(pid.rawValue) must be a finite number") }
+            p.controls.add(pid, .value(min(max(value, pid.range.lowerBound), pid.range.upperBound)), at: t)
+        }
+        players[id] = p
+    }
+
+    /// Schedules a parameter curve starting at `time` (overriding the curve's own time).
+    public func scheduleCurve(_ curve: ParameterCurve, on id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
+        var p = try player(id)
+        let t = try resolve(time)
+        guard !curve.controlPoints.isEmpty else { throw .invalidValue("a curve needs at least one control point") }
+        var clamped = curve
+        clamped.time = t
+        clamped.controlPoints = curve.controlPoints.map { .init($0.time, min(max($0.value, curve.id.range.lowerBound), curve.id.range.upperBound)) }
+        p.controls.add(curve.id, .curve(clamped), at: t)
+        players[id] = p
+    }
+
+    public func setMuted(_ id: PlayerID, _ muted: Bool) throws(EngineError) {
+        var p = try player(id)
+        p.isMuted = muted
+        players[id] = p
+    }
+
+    public func setLoopEnabled(_ id: PlayerID, _ enabled: Bool) throws(EngineError) {
+        try requireAdvanced(id)
+        var p = try player(id)
+        p.reanchor(at: currentTime)
+        p.loopEnabled = enabled
+        players[id] = p
+    }
+
+    /// The loop's end in pattern seconds; 0 means the end of the last event.
+    public func setLoopEnd(_ id: PlayerID, _ end: Double) throws(EngineError) {
+        try requireAdvanced(id)
+        guard end.isFinite, end >= 0 else { throw .invalidValue("loop end must be a finite number ≥ 0, not \(end)") }
+        var p = try player(id)
+        p.reanchor(at: currentTime)
+        p.loopEnd = end
+        players[id] = p
+    }
+
+    /// Playback rate (> 0), changeable while playing: from now on pattern time runs `rate` times as
+    /// fast, so times and durations scale by 1/rate.
+    public func setRate(_ id: PlayerID, _ rate: Double) throws(EngineError) {
+        try requireAdvanced(id)
+        guard rate.isFinite, rate > 0 else { throw .invalidRate(rate) }
+        var p = try player(id)
+        p.reanchor(at: currentTime)
+        p.rate = rate
+        players[id] = p
+    }
+
+    public func setCompletionHandler(_ id: PlayerID, _ handler: ((PlayerEnd) -> Void)?) throws(EngineError) {
+        try requireAdvanced(id)
+        players[id]!.completion = handler
+    }
+
+    // MARK: - Rendering
+
+    /// Whether anything is playing: the render loop ticks only while this is true.
+    public var isPlaying: Bool { players.values.contains { $0.isPlaying } }
+
+    /// The earliest future time at which the engine has something to do while nothing plays: a
+    /// scheduled command, or the auto-shutdown deadline. nil: nothing until a new command arrives.
+    public var nextWakeup: Double? {
+        var next: Double?
+        for p in players.values {
+            if let first = p.pending.first { next = min(next ?? first.time, first.time) }
+        }
+        if isAutoShutdownEnabled, isRunning, let since = idleSince { next = min(next ?? since + idleTimeout, since + idleTimeout) }
+        return next
+    }
+
+    /// Advances to the clock's time and returns the mixed, unquantized output of every playing,
+    /// unmuted player (summed per motor, clamped). Zero while muted or stopped.
+    public func render() -> MotorMagnitudes {
+        let now = currentTime
+        advance(to: now)
+        guard isRunning, !isMutedForHaptics else { return .zero }
+        var mix = MotorMagnitudes.zero
+        for id in order {
+            if let p = players[id], p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: now)) }
+        }
+        return mix
+    }
+
+    /// Applies every pending command due by `now`, in time order, each at its own time; ends players
+    /// that ran out; runs the idle and finished checks.
+    private func advance(to now: Double) {
+        while let (id, command) = nextDue(by: now) {
+            endPlayersRunOut(by: command.time)
+            apply(command.command, to: id, at: command.time)
+        }
+        endPlayersRunOut(by: now)
+        checkFinished()
+        if isRunning && isAutoShutdownEnabled {
+            if players.values.contains(where: \.isActive) {
+                idleSince = nil
+            } else {
+                if idleSince == nil { idleSince = now }
+                if now - idleSince! >= idleTimeout { stopBySelf(.idleTimeout) }
+            }
+        }
+    }
+
+    private func nextDue(by now: Double) -> (PlayerID, PlayerState.Pending)? {
+        var best: (PlayerID, PlayerState.Pending)?
+        for id in order {
+            guard let first = players[id]?.pending.first, first.time <= now else { continue }
+            if best == nil || (first.time, first.sequence) < (best!.1.time, best!.1.sequence) { best = (id, first) }
+        }
+        if let (id, _) = best { players[id]!.pending.removeFirst() }
+        return best
+    }
+
+    private func endPlayersRunOut(by t: Double) {
+        for id in order where players[id]?.hasEnded(at: t) == true { finish(id, at: t) }
+    }
+
+    private func apply(_ command: PlayerState.Command, to id: PlayerID, at t: Double) {
+        guard var p = players[id] else { return }
+        switch command {
+        case .start:
+            p.phase = .playing(time: t, offset: p.startOffset)
+            p.startOffset = 0
+            idleSince = nil
+        case .stop:
+            let wasSounding = p.isPlaying || { if case .paused = p.phase { true } else { false } }()
+            p.phase = .idle
+            players[id] = p
+            if wasSounding { ended(id, .stopped, at: t) }
+            removeEndedOneShots()
+            return
+        case .pause:
+            if p.isPlaying { p.phase = .paused(offset: p.offset(at: t)) }
+        case .resume:
+            if case .paused(let o) = p.phase { p.phase = .playing(time: t, offset: o) }
+        }
+        players[id] = p
+    }
+
+    private func finish(_ id: PlayerID, at t: Double) {
+        guard var p = players[id] else { return }
+        p.phase = .finished
+        players[id] = p
+        ended(id, .finished, at: t)
+        removeEndedOneShots()
+    }
+
+    private func ended(_ id: PlayerID, _ end: PlayerEnd, at t: Double) {
+        if let completion = players[id]?.completion { completion(end) }
+        playerEnded?(id, end)
+    }
+
+    private func removeEndedOneShots() {
+        for id in order where players[id].map({ $0.isOneShot && !$0.isActive }) == true {
+            players[id] = nil
+        }
+        order.removeAll { players[$0] == nil }
+    }
+
+    private func checkFinished() {
+        guard let handler = finishedHandler, !players.values.contains(where: \.isActive) else { return }
+        finishedHandler = nil
+        if handler() == .stopEngine { stopBySelf(.notifyWhenFinished) }
+    }
+
+    // MARK: - Helpers
+
+    private func player(_ id: PlayerID) throws(EngineError) -> PlayerState {
+        if let p = players[id] { return p }
+        throw invalidated.contains(id) ? .playerInvalidated(id) : .playerNotFound(id)
+    }
+
+    private func requireAdvanced(_ id: PlayerID) throws(EngineError) {
+        if !(try player(id)).isAdvanced { throw .notAdvanced(id) }
+    }
+
+    private func ensureRunning() throws(EngineError) {
+        if isRunning { return }
+        guard isAutoShutdownEnabled else { throw .notRunning }
+        start()
+    }
+
+    private func resolve(_ time: HapticTime) throws(EngineError) -> Double {
+        let t = time.resolved(now: currentTime)
+        guard t.isFinite else { throw .invalidValue("time must be finite") }
+        return t
+    }
+
+    private func schedule(_ id: PlayerID, _ command: PlayerState.Command, at time: HapticTime) throws(EngineError) {
+        var p = try player(id)
+        let t = try resolve(time)
+        sequence += 1
+        var i = p.pending.count
+        while i > 0 && p.pending[i - 1].time > t { i -= 1 }
+        p.pending.insert(.init(time: t, sequence: sequence, command: command), at: i)
+        players[id] = p
+        // "Immediately" and past times take effect now.
+        if t <= currentTime { advance(to: currentTime) }
+    }
+}

@@ -1,0 +1,152 @@
+/// Identifies a player within its engine.
+public typealias PlayerID = Int
+
+/// Why a player stopped sounding.
+public enum PlayerEnd: String, Sendable, Equatable {
+    /// It reached the end of its pattern (tails included).
+    case finished
+    /// `stop(at:)` took effect, or its engine stopped.
+    case stopped
+    /// `cancel()`.
+    case cancelled
+}
+
+/// A player's externally visible state.
+public struct PlayerStatus: Equatable, Sendable {
+    public enum Phase: String, Sendable { case idle, scheduled, playing, paused, finished }
+    public var id: PlayerID
+    public var phase: Phase
+    public var isAdvanced: Bool
+    /// Position in the pattern, in pattern seconds (looping wraps it).
+    public var offset: Double
+    public var duration: Double
+    public var isMuted: Bool
+    public var loopEnabled: Bool
+    public var loopEnd: Double
+    public var rate: Double
+}
+
+/// One player's state machine. Time-stamped commands wait in `pending` until the engine's clock
+/// reaches them; each takes effect at its own time, not at the tick that notices it, so playback is
+/// exact whatever the tick rate. Dynamic parameters and curves sent to the player live in `controls`,
+/// a set of timelines on the engine's clock.
+struct PlayerState {
+    enum Phase: Equatable {
+        case idle
+        /// Playing: the offset at `time` t is `offset + (t − time) × rate`, before loop wrapping.
+        case playing(time: Double, offset: Double)
+        case paused(offset: Double)
+        case finished
+    }
+
+    enum Command: Equatable {
+        case start
+        case stop
+        case pause
+        case resume
+    }
+
+    struct Pending {
+        var time: Double
+        var sequence: Int
+        var command: Command
+    }
+
+    let id: PlayerID
+    let compiled: CompiledPattern
+    let isAdvanced: Bool
+    /// A one-shot player made by `playPattern`: destroyed when it ends.
+    let isOneShot: Bool
+    var phase = Phase.idle
+    var pending: [Pending] = []
+    var controls = ControlTimelines()
+    var isMuted = false
+    var loopEnabled = false
+    var loopEnd = 0.0
+    var rate = 1.0
+    /// Where the next start begins (set by seeking a player that is not playing).
+    var startOffset = 0.0
+    var completion: ((PlayerEnd) -> Void)?
+
+    init(id: PlayerID, compiled: CompiledPattern, isAdvanced: Bool, isOneShot: Bool = false) {
+        self.id = id
+        self.compiled = compiled
+        self.isAdvanced = isAdvanced
+        self.isOneShot = isOneShot
+    }
+
+    /// The loop length: `loopEnd`, or when it is 0 the end of the last event (Apple), or for a
+    /// pattern whose events all sit at 0 (a single transient) the end of its output.
+    var loopLength: Double {
+        if loopEnd > 0 { return loopEnd }
+        if compiled.duration > 0 { return compiled.duration }
+        return max(compiled.renderEnd, 0.001)
+    }
+
+    /// Whether the player holds anything that will sound or act later.
+    var isActive: Bool {
+        switch phase {
+        case .playing, .paused: true
+        case .idle, .finished: pending.contains { $0.command == .start || $0.command == .resume }
+        }
+    }
+
+    var isPlaying: Bool { if case .playing = phase { true } else { false } }
+
+    /// The unwrapped offset at time `t` while playing.
+    func rawOffset(at t: Double) -> Double? {
+        if case .playing(let time, let offset) = phase { return offset + (t - time) * rate }
+        return nil
+    }
+
+    /// The position in the pattern at time `t`: wrapped when looping.
+    func offset(at t: Double) -> Double {
+        switch phase {
+        case .playing:
+            let raw = rawOffset(at: t)!
+            return loopEnabled ? wrap(raw) : raw
+        case .paused(let o): return o
+        case .idle: return startOffset
+        case .finished: return compiled.duration
+        }
+    }
+
+    func wrap(_ raw: Double) -> Double {
+        let length = loopLength
+        let r = raw.truncatingRemainder(dividingBy: length)
+        return r < 0 ? r + length : r
+    }
+
+    /// Whether a playing, non-looping player has run past its pattern at `t` (tails included).
+    func hasEnded(at t: Double) -> Bool {
+        guard !loopEnabled, let o = rawOffset(at: t) else { return false }
+        if o < compiled.duration { return false }
+        return !compiled.isSounding(at: o, external: controls.values(at: t))
+    }
+
+    /// Re-anchors a playing player at `t` so that rate or loop changes apply from `t` on.
+    mutating func reanchor(at t: Double) {
+        if case .playing = phase { phase = .playing(time: t, offset: offset(at: t)) }
+    }
+
+    func status(at t: Double) -> PlayerStatus {
+        let p: PlayerStatus.Phase
+        switch phase {
+        case .idle: p = pending.contains { $0.command == .start } ? .scheduled : .idle
+        case .playing: p = .playing
+        case .paused: p = .paused
+        case .finished: p = pending.contains { $0.command == .start } ? .scheduled : .finished
+        }
+        return PlayerStatus(
+            id: id, phase: p, isAdvanced: isAdvanced, offset: offset(at: t), duration: compiled.duration,
+            isMuted: isMuted, loopEnabled: loopEnabled, loopEnd: loopEnd, rate: rate)
+    }
+
+    /// The unquantized motor output at `t` (zero unless playing and not muted).
+    func magnitudes(at t: Double) -> MotorMagnitudes {
+        guard !isMuted, isPlaying else { return .zero }
+        let o = offset(at: t)
+        let signal = compiled.frame(at: o, external: controls.isEmpty ? .neutral : controls.values(at: t))
+        return MotorMapping.magnitudes(for: signal, profile: compiled.profile, quantized: false)
+    }
+}

@@ -1,0 +1,108 @@
+import HapticCore
+import Testing
+
+let a = MotorMagnitudes(strong: 10000, weak: 20000)
+let b = MotorMagnitudes(strong: 30000, weak: 1000)
+
+@Suite struct PacerTests {
+    @Test func writesAtMostOncePerInterval() {
+        var pacer = Pacer(profile: .generic)  // 10 ms
+        #expect(pacer.offer(a, at: 0) == .set(a), "the first frame goes out at once")
+        #expect(pacer.offer(b, at: 0.004) == nil)
+        #expect(pacer.hasPendingOutput)
+        #expect(pacer.nextDeadline == 0.010)
+        #expect(pacer.offer(b, at: 0.008) == nil)
+        #expect(pacer.offer(b, at: 0.012) == .set(b))
+        #expect(!pacer.hasPendingOutput)
+        #expect(pacer.nextDeadline == nil)
+    }
+
+    @Test func perProfileIntervals() {
+        for profile in DeviceProfile.builtIn {
+            var pacer = Pacer(profile: profile)
+            _ = pacer.offer(a, at: 0)
+            let i = profile.minimumUpdateInterval
+            #expect(pacer.offer(b, at: i * 0.9) == nil, "\(profile.name)")
+            #expect(pacer.offer(b, at: i) != nil, "\(profile.name)")
+        }
+    }
+
+    @Test func noWriteWhenNothingChangedAfterQuantization() {
+        var pacer = Pacer(profile: .dualSense)  // 8-bit
+        #expect(pacer.offer(MotorMagnitudes(strong: 0x1234, weak: 0), at: 0) == .set(MotorMagnitudes(strong: 0x1212, weak: 0)))
+        #expect(pacer.offer(MotorMagnitudes(strong: 0x12FF, weak: 0), at: 0.1) == nil, "the pad could not feel it")
+        #expect(!pacer.hasPendingOutput)
+        #expect(pacer.offer(MotorMagnitudes(strong: 0x1300, weak: 0), at: 0.2) == .set(MotorMagnitudes(strong: 0x1313, weak: 0)))
+        var xbox = Pacer(profile: .xboxOneUSB)  // 0…100
+        _ = xbox.offer(MotorMagnitudes(strong: 32768, weak: 0), at: 0)
+        #expect(xbox.offer(MotorMagnitudes(strong: 32900, weak: 0), at: 0.1) == nil)
+    }
+
+    @Test func aTransientShorterThanTheIntervalIsNotLost() {
+        var pacer = Pacer(profile: .switchProBluetooth)  // 60 ms
+        #expect(pacer.offer(a, at: 0) == .set(a))
+        let spike = MotorMagnitudes(strong: 60000, weak: 50000)
+        #expect(pacer.offer(spike, at: 0.010) == nil)
+        #expect(pacer.offer(a, at: 0.030) == nil, "the spike is over before the pad may be written")
+        #expect(pacer.offer(a, at: 0.060) == .set(spike), "its peak is written when the interval ends")
+        #expect(pacer.hasPendingOutput, "and the current value is still to come")
+        #expect(pacer.offer(a, at: 0.120) == .set(a))
+    }
+
+    @Test func fallsAndStopsFollowTheLatestValue() {
+        var pacer = Pacer(profile: .switchProBluetooth)
+        _ = pacer.offer(b, at: 0)
+        #expect(pacer.offer(MotorMagnitudes(strong: 10000, weak: 500), at: 0.01) == nil, "lower on both motors")
+        #expect(pacer.offer(.zero, at: 0.02) == nil)
+        #expect(pacer.offer(.zero, at: 0.06) == .set(.zero), "a stop is not delayed by the window's earlier values")
+    }
+
+    @Test func padsThatStopOnTheirOwnAreRefreshed() {
+        var pacer = Pacer(profile: .dualShock4)  // refresh every 2 s
+        let q = MotorMagnitudes(strong: 0x4040, weak: 0x8080)
+        #expect(pacer.offer(q, at: 0) == .set(q))
+        #expect(pacer.nextDeadline == 2.0)
+        #expect(pacer.offer(q, at: 1.0) == nil)
+        #expect(pacer.offer(q, at: 2.0) == .refresh(q))
+        #expect(pacer.offer(.zero, at: 2.5) == .set(.zero))
+        #expect(pacer.nextDeadline == nil, "nothing to refresh while stopped")
+        var generic = Pacer(profile: .generic)
+        _ = generic.offer(q, at: 0)
+        #expect(generic.offer(q, at: 10) == nil, "pads that keep going are not refreshed")
+    }
+}
+
+@Suite struct PadPipelineTests {
+    @Test func gainScalesAndTheLoopIsToldWhenToTick() throws {
+        let clock = ManualClock()
+        let engine = HapticEngine(clock: clock)
+        let pipeline = PadPipeline(engine: engine)
+        #expect(!pipeline.needsTicks)
+        #expect(pipeline.nextWakeup == nil, "idle: no wakeups at all")
+        engine.start()
+        pipeline.gain = 0.5
+        let p = engine.makePlayer(strongPattern(duration: 0.1))
+        try engine.start(p)
+        #expect(pipeline.needsTicks)
+        #expect(pipeline.tick() == .set(MotorMagnitudes(strong: 32767, weak: 0)))
+        clock.now = 0.105
+        #expect(pipeline.tick() == .set(.zero))
+        #expect(!pipeline.needsTicks)
+        #expect(pipeline.nextWakeup == nil)
+    }
+
+    @Test func theFinalZeroIsWrittenEvenWhenItMustWait() throws {
+        let clock = ManualClock()
+        let engine = HapticEngine(profile: .switchProBluetooth, clock: clock)
+        let pipeline = PadPipeline(engine: engine)
+        engine.start()
+        try engine.start(engine.makePlayer(strongPattern(duration: 0.01)))
+        #expect(pipeline.tick() != nil)
+        clock.now = 0.02
+        #expect(pipeline.tick() == nil, "stopped, but the pad may not be written yet")
+        #expect(pipeline.needsTicks, "so the loop keeps ticking")
+        clock.now = 0.06
+        #expect(pipeline.tick() == .set(.zero))
+        #expect(!pipeline.needsTicks)
+    }
+}
