@@ -6,6 +6,7 @@ import PackageDescription
 //   HapticTools   offline reports built on the core (validate/info/render as CSV or SVG)
 //   CEvdev        libevdev and the kernel input headers, plus a shim for the EVIOC* request codes
 //   Evdev         the device layer: discovery, one FF_RUMBLE effect per pad, hot-plug
+//   HapticDaemon  the render loop (Dispatch), pads and sinks; later the socket server and config
 //   hapticctl     thin command-line front end
 let package = Package(
     name: "hapticd",
@@ -34,6 +35,7 @@ let package = Package(
             name: "Evdev",
             dependencies: ["CEvdev", "HapticCore", .product(name: "SystemPackage", package: "swift-system")]
         ),
+        .target(name: "HapticDaemon", dependencies: ["HapticCore", "Evdev"]),
         // Runs inside the qemu VM against a uinput pad (scripts/vm-test.sh); built as a static executable.
         .executableTarget(name: "evdev-vmtest", dependencies: ["Evdev", "HapticCore"], path: "Tests/VM/evdev-vmtest"),
         .executableTarget(
@@ -52,6 +54,7 @@ let package = Package(
         ),
         .testTarget(name: "HapticToolsTests", dependencies: ["HapticCore", "HapticTools"]),
         .testTarget(name: "EvdevTests", dependencies: ["Evdev", "HapticCore"]),
+        .testTarget(name: "HapticDaemonTests", dependencies: ["HapticDaemon", "HapticCore", "Evdev"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,242 @@
+import Dispatch
+import Evdev
+import HapticCore
+
+/// Identifies a pad within the daemon (stable across reconnects of the same pad).
+public typealias PadID = Int
+
+/// Something a pad's engine or device reported, as a Sendable value for whoever listens.
+public enum LoopEvent: Equatable, Sendable {
+    case playerEnded(pad: PadID, player: PlayerID, end: PlayerEnd)
+    case engineStopped(pad: PadID, reason: HapticEngine.StoppedReason)
+    case engineReset(pad: PadID)
+    case deviceError(pad: PadID, message: String)
+    /// A write reached a pad (for --trace and the terminal view).
+    case wrote(pad: PadID, time: Double, value: MotorMagnitudes)
+}
+
+/// The real-time heart of the daemon: one serial queue owns every pad's engine, pipeline and sink;
+/// a `DispatchSourceTimer` on absolute deadlines renders, mixes, paces and writes them.
+///
+/// - While anything plays or a pacer has output pending, the timer fires every `period` seconds at
+///   `start + k·period` (re-armed one-shot at absolute deadlines: no drift; late ticks skip ahead).
+/// - Otherwise it is armed only for the next scheduled command, idle shutdown or refresh, and when
+///   there is none it is disarmed: zero wakeups while idle.
+/// - A command that starts something renders and writes the first frame at once, without waiting for
+///   the next tick.
+public final class RenderLoop: @unchecked Sendable {
+    // @unchecked Sendable: every stored property below `queue` is read and written only on `queue`
+    // (entry points hop onto it with `queue.sync`/`queue.async`); what crosses in or out is Sendable.
+    public let queue: DispatchQueue
+    public let clock: MonotonicClock
+    /// Tick period in seconds (default 4 ms).
+    public let period: Double
+
+    private final class Pad {
+        let pipeline: PadPipeline
+        var sink: (any MotorSink)?
+        init(pipeline: PadPipeline, sink: any MotorSink) {
+            self.pipeline = pipeline
+            self.sink = sink
+        }
+    }
+
+    private var pads: [PadID: Pad] = [:]
+    private var timer: DispatchSourceTimer!
+    /// The absolute deadline (uptime ns) the timer is armed for; nil when disarmed.
+    private var armedDeadline: UInt64?
+    private var ticking = false
+    private var tickBase: UInt64 = 0
+    private var tickIndex: UInt64 = 0
+    private var eventHandler: (@Sendable (LoopEvent) -> Void)?
+    /// Timer handler invocations (for the benchmark and tests).
+    public private(set) var wakeups = 0
+    /// Hook for measuring each tick's render+mix+pace+write cost and lateness (benchmark).
+    public var tickObserver: (@Sendable (_ lateness: Double, _ cost: Double) -> Void)?
+
+    public init(period: Double = 0.004, label: String = "hapticd.render", clock: MonotonicClock = MonotonicClock()) {
+        precondition(period > 0 && period.isFinite)
+        self.period = period
+        self.clock = clock
+        queue = DispatchQueue(label: label, qos: .userInteractive)
+        let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+        timer.setEventHandler { [unowned self] in self.fire() }
+        timer.schedule(deadline: .distantFuture)
+        timer.resume()
+        self.timer = timer
+    }
+
+    deinit { timer?.cancel() }
+
+    /// Receives engine and device events (called on the render queue: keep it short, hop elsewhere).
+    public func setEventHandler(_ handler: (@Sendable (LoopEvent) -> Void)?) {
+        queue.sync { eventHandler = handler }
+    }
+
+    // MARK: pads
+
+    /// Adds a pad with a fresh engine (started) for `profile`.
+    public func addPad(_ id: PadID, sink: any MotorSink, profile: DeviceProfile, gain: Double = 1, configure: ((HapticEngine) -> Void)? = nil) {
+        queue.sync {
+            let engine = HapticEngine(profile: profile, clock: clock)
+            let pipeline = PadPipeline(engine: engine)
+            pipeline.gain = gain
+            engine.stoppedHandler = { [unowned self] reason in self.emit(.engineStopped(pad: id, reason: reason)) }
+            engine.resetHandler = { [unowned self] in self.emit(.engineReset(pad: id)) }
+            engine.playerEnded = { [unowned self] player, end in self.emit(.playerEnded(pad: id, player: player, end: end)) }
+            configure?(engine)
+            engine.start()
+            pads[id] = Pad(pipeline: pipeline, sink: sink)
+        }
+    }
+
+    /// The pad is gone (unplugged): its engine stops with `gameControllerDisconnect`; the engine
+    /// stays, without a sink, so that a re-attached pad can take it up again (`reattach`).
+    public func detachPad(_ id: PadID) {
+        queue.sync {
+            guard let pad = pads[id] else { return }
+            pad.sink?.release()
+            pad.sink = nil
+            pad.pipeline.engine.deviceDisconnected()
+            pad.pipeline.resetOutput()
+            rearm()
+        }
+    }
+
+    /// The pad came back: a new sink, and an engine reset (players re-created by their owners).
+    public func reattachPad(_ id: PadID, sink: any MotorSink) {
+        queue.sync {
+            guard let pad = pads[id] else { return }
+            pad.sink?.release()
+            pad.sink = sink
+            pad.pipeline.resetOutput()
+            pad.pipeline.engine.reset()
+            pad.pipeline.engine.start()
+        }
+    }
+
+    /// Destroys the pad's engine (`engineDestroyed`) and closes its device: motors stop.
+    public func removePad(_ id: PadID) {
+        queue.sync {
+            guard let pad = pads.removeValue(forKey: id) else { return }
+            pad.pipeline.engine.destroy()
+            pad.sink?.release()
+            rearm()
+        }
+    }
+
+    /// Stops every motor and closes every device (daemon shutdown).
+    public func shutdown() {
+        queue.sync {
+            for (_, pad) in pads {
+                pad.pipeline.engine.stop()
+                try? pad.sink?.apply(.set(.zero))
+                pad.sink?.release()
+            }
+            pads = [:]
+            timer.schedule(deadline: .distantFuture)
+            armedDeadline = nil
+            ticking = false
+        }
+    }
+
+    public var padIDs: [PadID] { queue.sync { pads.keys.sorted() } }
+
+    // MARK: commands
+
+    /// Runs `body` with the pad's engine and pipeline on the render queue, then renders at once if
+    /// something now plays (the first frame of a "play now" goes out here, not at the next tick)
+    /// and re-arms the timer. Returns nil when there is no such pad.
+    public func withPad<T>(_ id: PadID, _ body: (HapticEngine, PadPipeline) throws -> T) rethrows -> T? {
+        try queue.sync {
+            guard let pad = pads[id] else { return nil }
+            let result = try body(pad.pipeline.engine, pad.pipeline)
+            if pad.pipeline.needsTicks { tick(id, pad, now: clock.now) }
+            rearm()
+            return result
+        }
+    }
+
+    /// Whether the timer is ticking periodically (something plays or waits for a pad).
+    public var isTicking: Bool { queue.sync { ticking } }
+    /// Whether the timer is armed at all.
+    public var isArmed: Bool { queue.sync { armedDeadline != nil } }
+
+    // MARK: the loop
+
+    private func emit(_ event: LoopEvent) {
+        eventHandler?(event)
+    }
+
+    private func tick(_ id: PadID, _ pad: Pad, now: Double) {
+        guard let write = pad.pipeline.tick() else { return }
+        guard let sink = pad.sink else { return }
+        do {
+            try sink.apply(write)
+            if case .set(let m) = write { emit(.wrote(pad: id, time: now, value: m)) }
+        } catch {
+            emit(.deviceError(pad: id, message: error.description))
+            pad.sink?.release()
+            pad.sink = nil
+            if error.kind == .disconnected {
+                pad.pipeline.engine.deviceDisconnected()
+            } else {
+                pad.pipeline.engine.systemError()
+            }
+            pad.pipeline.resetOutput()
+        }
+    }
+
+    private func fire() {
+        wakeups += 1
+        let startNs = DispatchTime.now().uptimeNanoseconds
+        let lateness = armedDeadline.map { Double(Int64(startNs) - Int64($0)) / 1e9 } ?? 0
+        armedDeadline = nil
+        let now = Double(startNs) / 1e9
+        for id in pads.keys.sorted() { tick(id, pads[id]!, now: now) }
+        rearm()
+        if let observer = tickObserver {
+            observer(lateness, Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9)
+        }
+    }
+
+    /// Chooses the next deadline: the next period boundary while ticking, else the earliest wakeup
+    /// any pad asks for, else none.
+    private func rearm() {
+        let nowNs = DispatchTime.now().uptimeNanoseconds
+        let periodNs = MonotonicClock.nanoseconds(period)
+        if pads.values.contains(where: { $0.pipeline.needsTicks }) {
+            if !ticking {
+                ticking = true
+                tickBase = nowNs
+                tickIndex = 0
+            }
+            tickIndex += 1
+            var deadline = tickBase + tickIndex * periodNs
+            if deadline <= nowNs {
+                // Late: skip the missed ticks, keep the grid.
+                tickIndex = (nowNs - tickBase) / periodNs + 1
+                deadline = tickBase + tickIndex * periodNs
+            }
+            arm(deadline)
+            return
+        }
+        ticking = false
+        var next: Double?
+        for pad in pads.values {
+            if let w = pad.pipeline.nextWakeup { next = min(next ?? w, w) }
+        }
+        if let next {
+            arm(max(MonotonicClock.nanoseconds(next), nowNs))
+        } else if armedDeadline != nil {
+            timer.schedule(deadline: .distantFuture)
+            armedDeadline = nil
+        }
+    }
+
+    private func arm(_ deadline: UInt64) {
+        if armedDeadline == deadline { return }
+        armedDeadline = deadline
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), repeating: .never, leeway: .nanoseconds(0))
+    }
+}

@@ -1,0 +1,145 @@
+import Dispatch
+import Evdev
+import HapticCore
+import HapticDaemon
+import Testing
+
+/// Records every write; lets a test wait (bounded) for a condition on them.
+final class RecordingSink: MotorSink, @unchecked Sendable {
+    // @unchecked Sendable: `writes` is appended on the render queue and read by the test only after
+    // `waitFor` returned, which synchronises through the semaphore.
+    private(set) var writes: [Pacer.Write] = []
+    private(set) var released = false
+    var failWith: DeviceError?
+    private let signal = DispatchSemaphore(value: 0)
+
+    func apply(_ write: Pacer.Write) throws(DeviceError) {
+        if let failWith { throw failWith }
+        writes.append(write)
+        signal.signal()
+    }
+
+    func release() { released = true }
+
+    /// Waits up to `timeout` for writes until `condition` holds; true if it did.
+    func waitFor(timeout: Double = 5, _ condition: ([Pacer.Write]) -> Bool) -> Bool {
+        let end = DispatchTime.now() + timeout
+        while true {
+            if condition(writes) { return true }
+            if signal.wait(timeout: end) == .timedOut { return condition(writes) }
+        }
+    }
+}
+
+final class EventLog: @unchecked Sendable {
+    // @unchecked Sendable: guarded by `lock`.
+    private let lock = DispatchQueue(label: "events")
+    private var events: [LoopEvent] = []
+    func append(_ e: LoopEvent) { lock.sync { events.append(e) } }
+    var all: [LoopEvent] { lock.sync { events } }
+}
+
+func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
+    HapticPattern(elements: [.event(.continuous(at: 0, duration: duration, intensity: intensity, sharpness: 0))])
+}
+
+@Suite struct RenderLoopTests {
+    @Test func idleLoopHasNoTimerArmed() {
+        let loop = RenderLoop()
+        loop.addPad(0, sink: RecordingSink(), profile: .generic)
+        #expect(!loop.isArmed)
+        #expect(loop.wakeups == 0)
+    }
+
+    @Test func playNowWritesTheFirstFrameBeforeTheNextTick() throws {
+        let loop = RenderLoop(period: 10)  // a tick period far beyond the test: only the command writes
+        let sink = RecordingSink()
+        loop.addPad(0, sink: sink, profile: .generic)
+        try loop.withPad(0) { engine, _ in
+            try engine.start(engine.makePlayer(pattern(duration: 5)))
+        }
+        #expect(sink.writes == [.set(MotorMagnitudes(strong: 65535, weak: 0))])
+        #expect(loop.wakeups == 0)
+        #expect(loop.isTicking)
+    }
+
+    @Test func playsThroughAndDisarmsWhenDone() throws {
+        let loop = RenderLoop(period: 0.004)
+        let sink = RecordingSink()
+        let events = EventLog()
+        loop.setEventHandler { events.append($0) }
+        loop.addPad(3, sink: sink, profile: .generic)
+        let player = try loop.withPad(3) { engine, _ in
+            let p = engine.makePlayer(pattern(duration: 0.05, intensity: 0.5))
+            try engine.start(p)
+            return p
+        }!
+        #expect(sink.waitFor { $0.last == .set(.zero) })
+        #expect(sink.writes.first == .set(MotorMagnitudes(strong: 32768, weak: 0)))
+        #expect(!loop.isArmed, "nothing plays: the timer is disarmed")
+        let wakeups = loop.wakeups
+        #expect(wakeups > 0)
+        #expect(events.all.contains(.playerEnded(pad: 3, player: player, end: .finished)))
+        #expect(events.all.contains { if case .wrote(pad: 3, _, _) = $0 { true } else { false } })
+    }
+
+    @Test func aScheduledStartArmsOneWakeupNotATick() throws {
+        let loop = RenderLoop(period: 0.004)
+        let sink = RecordingSink()
+        loop.addPad(0, sink: sink, profile: .generic)
+        try loop.withPad(0) { engine, _ in
+            let p = engine.makePlayer(pattern(duration: 0.02))
+            try engine.start(p, at: .at(engine.currentTime + 0.05))
+        }
+        #expect(loop.isArmed && !loop.isTicking)
+        #expect(sink.writes.isEmpty)
+        #expect(sink.waitFor { $0.count >= 2 && $0.last == .set(.zero) })
+    }
+
+    @Test func anUnplugMidRumbleStopsTheEngineWithTheDisconnectReason() throws {
+        let loop = RenderLoop(period: 0.004)
+        let sink = RecordingSink()
+        let events = EventLog()
+        loop.setEventHandler { events.append($0) }
+        loop.addPad(1, sink: sink, profile: .generic)
+        try loop.withPad(1) { engine, _ in
+            try engine.start(engine.makePlayer(HapticPattern(elements: [
+                .event(.continuous(at: 0, duration: 2, intensity: 1, sharpness: 0)),
+                .curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 0.2), .init(2, 1)])),
+            ])))
+        }
+        sink.failWith = DeviceError(kind: .disconnected, operation: .upload, path: "/dev/input/event9")
+        let deadline = DispatchTime.now() + 5
+        while !events.all.contains(.engineStopped(pad: 1, reason: .gameControllerDisconnect)) && DispatchTime.now() < deadline {
+            _ = loop.isArmed  // a round trip through the render queue
+        }
+        #expect(events.all.contains(.engineStopped(pad: 1, reason: .gameControllerDisconnect)))
+        #expect(events.all.contains(.deviceError(pad: 1, message: "/dev/input/event9: upload effect failed: the device is gone (unplugged)")))
+        #expect(sink.released)
+        #expect(!loop.isArmed)
+    }
+
+    @Test func detachAndReattachResetTheEngine() throws {
+        let loop = RenderLoop()
+        let events = EventLog()
+        loop.setEventHandler { events.append($0) }
+        loop.addPad(2, sink: RecordingSink(), profile: .generic)
+        let p = try loop.withPad(2) { engine, _ in
+            let p = engine.makePlayer(pattern(duration: 5))
+            try engine.start(p)
+            return p
+        }!
+        loop.detachPad(2)
+        #expect(events.all.contains(.engineStopped(pad: 2, reason: .gameControllerDisconnect)))
+        let sink = RecordingSink()
+        loop.reattachPad(2, sink: sink)
+        #expect(events.all.contains(.engineReset(pad: 2)))
+        #expect(throws: EngineError.playerInvalidated(p)) {
+            try loop.withPad(2) { engine, _ in try engine.start(p) }
+        }
+        try loop.withPad(2) { engine, _ in try engine.start(engine.makePlayer(pattern(duration: 5))) }
+        #expect(sink.writes.count == 1, "the re-attached pad plays")
+        loop.shutdown()
+        #expect(sink.released)
+    }
+}
