@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "HapticCore", targets: ["HapticCore"]),
         .executable(name: "hapticctl", targets: ["hapticctl"]),
+        .executable(name: "hapticbench", targets: ["hapticbench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,8 +37,13 @@ let package = Package(
             dependencies: ["CEvdev", "HapticCore", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(name: "HapticDaemon", dependencies: ["HapticCore", "Evdev"]),
+        .executableTarget(name: "hapticbench", dependencies: ["HapticCore", "HapticDaemon"]),
         // Runs inside the qemu VM against a uinput pad (scripts/vm-test.sh); built as a static executable.
-        .executableTarget(name: "evdev-vmtest", dependencies: ["Evdev", "HapticCore"], path: "Tests/VM/evdev-vmtest"),
+        .target(name: "VMTestSupport", path: "Tests/VM/VMTestSupport"),
+        .executableTarget(name: "evdev-vmtest", dependencies: ["Evdev", "HapticCore", "VMTestSupport"], path: "Tests/VM/evdev-vmtest"),
+        .executableTarget(
+            name: "engine-vmtest", dependencies: ["Evdev", "HapticCore", "HapticDaemon", "VMTestSupport"],
+            path: "Tests/VM/engine-vmtest"),
         .executableTarget(
             name: "hapticctl",
             dependencies: [

@@ -5,6 +5,7 @@
 import Evdev
 import Glibc
 import HapticCore
+import VMTestSupport
 
 let args = CommandLine.arguments
 guard args.count == 3, let padPID = Int32(args[2]) else {
@@ -12,72 +13,7 @@ guard args.count == 3, let padPID = Int32(args[2]) else {
     exit(2)
 }
 let padLog = args[1]
-var passed = 0
-var failed = 0
-
-@MainActor func check(_ ok: Bool, _ name: String, _ detail: @autoclosure () -> String = "") {
-    if ok {
-        passed += 1
-        print("PASS \(name)")
-    } else {
-        failed += 1
-        print("FAIL \(name) \(detail())")
-    }
-}
-
-/// One line of the pad's log, split into its event and key=value fields.
-struct PadEntry: CustomStringConvertible {
-    var time: Double
-    var event: String
-    var fields: [String: String]
-    var description: String { "\(event) \(fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))" }
-}
-
-func readLog() -> [PadEntry] {
-    guard let f = fopen(padLog, "r") else { return [] }
-    defer { fclose(f) }
-    var entries: [PadEntry] = []
-    var line: UnsafeMutablePointer<CChar>?
-    var cap = 0
-    while getline(&line, &cap, f) > 0 {
-        let parts = String(cString: line!).split(separator: " ").map { $0.trimmingCharacters() }
-        guard parts.count >= 2, let t = Double(parts[0]) else { continue }
-        var fields: [String: String] = [:]
-        for p in parts.dropFirst(2) {
-            if let eq = p.firstIndex(of: "=") { fields[String(p[..<eq])] = String(p[p.index(after: eq)...]) }
-        }
-        entries.append(PadEntry(time: t, event: parts[1], fields: fields))
-    }
-    free(line)
-    return entries
-}
-
-extension Substring {
-    func trimmingCharacters() -> String { String(self.filter { $0 != "\n" }) }
-}
-
-/// Waits (bounded) until the log holds at least `count` entries after `start`: plays and stops reach
-/// the pad asynchronously, so the test synchronises on the log itself, never on a fixed sleep.
-func waitForLog(from start: Int, count: Int, timeout: Double = 5) -> [PadEntry] {
-    var entries = Array(readLog().dropFirst(start))
-    var waited = 0.0
-    while entries.count < count && waited < timeout {
-        usleep(2000)
-        waited += 0.002
-        entries = Array(readLog().dropFirst(start))
-    }
-    return entries
-}
-
-/// The motor state the log implies: playing after a PLAY value>0, stopped after a stop or erase.
-func motorRunning(_ entries: [PadEntry]) -> Bool {
-    var running = false
-    for e in entries {
-        if e.event == "PLAY" { running = e.fields["value"] != "0" }
-        if e.event == "ERASE" || e.event == "DESTROYED" { running = false }
-    }
-    return running
-}
+let log = PadLog(path: padLog)
 
 // 1. Discovery finds the rumble pad and skips the device with effect slots but no FF_RUMBLE.
 let scan = DeviceDiscovery.scan()
@@ -90,8 +26,8 @@ if let other = (0..<32).lazy.compactMap({ try? DeviceDiscovery.inspect("/dev/inp
     check(false, "the non-rumble device exists")
 }
 guard let pad = pads.first else {
-    print("evdev-vmtest: \(passed) passed, \(failed + 1) failed")
-    exit(1)
+    check(false, "a rumble pad to test")
+    finish("evdev-vmtest")
 }
 check(pad.effectSlots == 16 && pad.supportsGain && pad.bus == 0x03 && pad.usbID == "045e:02ea", "the pad's identity and capabilities are read", "\(pad)")
 check(pad.profile().name == "xbox-one-usb", "the pad gets its profile by bus and vendor:product")
@@ -99,46 +35,46 @@ check(pad.profile().name == "xbox-one-usb", "the pad gets its profile by bus and
 // 2. Repeated updates reuse one effect id; magnitudes arrive exactly as sent.
 do {
     let device = try RumbleDevice(path: pad.path)
-    var start = readLog().count
+    var start = log.read().count
     let sent = (1...10).map { MotorMagnitudes(strong: UInt16($0 * 6000), weak: UInt16(65535 - $0 * 5000)) }
     for m in sent { try device.set(m) }
-    var log = waitForLog(from: start, count: 11)
-    let uploads = log.filter { $0.event == "UPLOAD" }
-    check(uploads.count == 10, "ten updates are ten uploads", "\(log)")
+    var entries = log.wait(from: start, count: 11)
+    let uploads = entries.filter { $0.event == "UPLOAD" }
+    check(uploads.count == 10, "ten updates are ten uploads", "\(entries)")
     check(Set(uploads.map { $0.fields["id"]! }).count == 1 && uploads.first?.fields["id"] == String(device.effectID!),
           "every update reuses the one effect id", "\(uploads)")
     check(uploads.dropFirst().allSatisfy { $0.fields["old"] == $0.fields["id"] }, "updates after the first replace the same effect in place")
     check(uploads.map { MotorMagnitudes(strong: UInt16($0.fields["strong"]!)!, weak: UInt16($0.fields["weak"]!)!) } == sent,
           "magnitudes arrive exactly as sent, in order")
     check(uploads.allSatisfy { $0.fields["length"] == "0" }, "the effect plays until stopped (replay.length 0)")
-    check(log.filter { $0.event == "PLAY" }.map { $0.fields["value"]! } == ["1"], "the effect is started once, not per update", "\(log)")
-    check(motorRunning(log), "the motor is running")
+    check(entries.filter { $0.event == "PLAY" }.map { $0.fields["value"]! } == ["1"], "the effect is started once, not per update", "\(entries)")
+    check(motorRunning(entries), "the motor is running")
 
     // 3. Gain.
-    start = readLog().count
+    start = log.read().count
     try device.setGain(0x8000)
-    log = waitForLog(from: start, count: 1)
-    check(log.first?.event == "GAIN" && log.first?.fields["value"] == "32768", "gain arrives as FF_GAIN", "\(log)")
+    entries = log.wait(from: start, count: 1)
+    check(entries.first?.event == "GAIN" && entries.first?.fields["value"] == "32768", "gain arrives as FF_GAIN", "\(entries)")
 
     // 4. Zero stops the motor; stop and close leave it stopped and erase the effect.
-    start = readLog().count
+    start = log.read().count
     try device.set(.zero)
-    log = waitForLog(from: start, count: 1)
-    check(log.first?.event == "PLAY" && log.first?.fields["value"] == "0", "setting zero stops the effect", "\(log)")
+    entries = log.wait(from: start, count: 1)
+    check(entries.first?.event == "PLAY" && entries.first?.fields["value"] == "0", "setting zero stops the effect", "\(entries)")
     try device.set(MotorMagnitudes(strong: 1000, weak: 2000))
     try device.stop()
-    start = readLog().count
+    start = log.read().count
     try device.set(MotorMagnitudes(strong: 3000, weak: 4000))
     let problems = device.close()
     check(problems.isEmpty, "close reports no problem", "\(problems)")
-    log = waitForLog(from: start, count: 4)
+    entries = log.wait(from: start, count: 4)
     // The kernel adds a stop of its own before it forwards the erase.
-    let stopsBeforeErase = log.dropFirst(2).dropLast()
-    check(log.count >= 4 && log[0].event == "UPLOAD" && log[1].event == "PLAY" && log[1].fields["value"] == "1"
+    let stopsBeforeErase = entries.dropFirst(2).dropLast()
+    check(entries.count >= 4 && entries[0].event == "UPLOAD" && entries[1].event == "PLAY" && entries[1].fields["value"] == "1"
             && !stopsBeforeErase.isEmpty && stopsBeforeErase.allSatisfy { $0.event == "PLAY" && $0.fields["value"] == "0" }
-            && log.last?.event == "ERASE",
-          "close stops the motor, then erases the effect", "\(log)")
-    check(!motorRunning(readLog()), "after close the motor is stopped")
+            && entries.last?.event == "ERASE",
+          "close stops the motor, then erases the effect", "\(entries)")
+    check(!motorRunning(log.read()), "after close the motor is stopped")
     do {
         try device.set(MotorMagnitudes(strong: 1, weak: 1))
         check(false, "a closed device refuses writes")
@@ -156,7 +92,7 @@ do {
     check(initial.contains(.added(pad)), "the monitor reports the present pad", "\(initial)")
     let device = try RumbleDevice(path: pad.path)
     try device.set(MotorMagnitudes(strong: 40000, weak: 20000))
-    let start = readLog().count
+    let start = log.read().count
     kill(padPID, SIGUSR1)  // fakepad destroys its uinput device: an unplug
     let removal = try monitor.next(timeout: 5)
     check(removal == [.removed(path: pad.path)], "unplugging yields a removal event", "\(removal)")
@@ -168,20 +104,20 @@ do {
         print("  (\(error))")
     }
     check(device.close().isEmpty, "closing an unplugged pad is quiet")
-    let log = waitForLog(from: start, count: 1)
-    check(log.contains { $0.event == "DESTROYED" }, "the fixture saw the unplug")
+    let entries = log.wait(from: start, count: 1)
+    check(entries.contains { $0.event == "DESTROYED" }, "the fixture saw the unplug")
     kill(padPID, SIGUSR2)  // plug it back in
     var added: [HotplugEvent] = []
     for _ in 0..<3 where added.isEmpty { added = try monitor.next(timeout: 5).filter { if case .added = $0 { true } else { false } } }
     if case .added(let info)? = added.first {
         check(info.name == "hapticd-test-pad", "a re-created pad is found again", "\(added)")
         let again = try RumbleDevice(path: info.path)
-        let s2 = readLog().count
+        let s2 = log.read().count
         try again.set(MotorMagnitudes(strong: 5, weak: 6))
-        let l2 = waitForLog(from: s2, count: 2)
+        let l2 = log.wait(from: s2, count: 2)
         check(l2.first?.event == "UPLOAD" && l2.first?.fields["strong"] == "5", "the re-found pad takes rumble", "\(l2)")
         again.close()
-        check(!motorRunning(readLog()), "and is left stopped")
+        check(!motorRunning(log.read()), "and is left stopped")
     } else {
         check(false, "a re-created pad is found again", "\(added)")
     }
@@ -190,5 +126,4 @@ do {
     check(false, "hot-plug monitoring works", "\(error)")
 }
 
-print("evdev-vmtest: \(passed) passed, \(failed) failed")
-exit(failed == 0 ? 0 : 1)
+finish("evdev-vmtest")

@@ -1,0 +1,174 @@
+// hapticbench: measures the render loop. `hapticbench --json` prints one JSON object; without it, a
+// table. Build in release: swift build -c release --product hapticbench.
+import Dispatch
+import Glibc
+import HapticCore
+import HapticDaemon
+
+let json = CommandLine.arguments.contains("--json")
+let quick = CommandLine.arguments.contains("--quick")  // shorter runs, for a smoke test
+if CommandLine.arguments.contains("--help") {
+    print("usage: hapticbench [--json] [--quick]")
+    exit(0)
+}
+
+final class Samples: @unchecked Sendable {
+    // @unchecked Sendable: appended only on the render queue, read after the loop went quiet
+    // (ordered by a queue.sync round trip).
+    var lateness: [Double] = []
+    var cost: [Double] = []
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+}
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+        + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+func rssMB() -> Double {
+    guard let f = fopen("/proc/self/status", "r") else { return 0 }
+    defer { fclose(f) }
+    var line: UnsafeMutablePointer<CChar>?
+    var cap = 0
+    defer { free(line) }
+    while getline(&line, &cap, f) > 0 {
+        let s = String(cString: line!)
+        if s.hasPrefix("VmRSS:") {
+            let kb = s.split(separator: " ").compactMap { Double($0) }.first ?? 0
+            return kb / 1024
+        }
+    }
+    return 0
+}
+
+/// A busy, realistic pattern: transients, a continuous event with envelope and a sharpness curve.
+let pattern: HapticPattern = {
+    var elements: [PatternElement] = []
+    for i in 0..<20 { elements.append(.event(.transient(at: Double(i) * 0.05, intensity: 0.8, sharpness: Double(i % 5) / 4))) }
+    elements.append(.event(.continuous(at: 0, duration: 1, intensity: 0.6, sharpness: 0.3, extra: [.init(.attackTime, 0.3), .init(.releaseTime, 0.3)])))
+    elements.append(.curve(.init(.hapticSharpnessControl, at: 0, points: [.init(0, -0.5), .init(0.5, 0.5), .init(1, -0.5)])))
+    elements.append(.curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 0.3), .init(1, 1)])))
+    return HapticPattern(elements: elements)
+}()
+
+func startLooping(_ loop: RenderLoop, players: Int) {
+    _ = loop.withPad(0) { engine, _ in
+        for _ in 0..<players {
+            let p = engine.makePlayer(pattern, advanced: true)
+            try? engine.setLoopEnabled(p, true)
+            try? engine.start(p)
+        }
+    }
+}
+
+func stopAll(_ loop: RenderLoop) {
+    _ = loop.withPad(0) { engine, _ in
+        for id in engine.playerIDs { try? engine.destroyPlayer(id) }
+    }
+}
+
+/// render + mix + pace cost of one tick with N players, on a manual clock (no timer in the way).
+func renderCost(players: Int, ticks: Int) -> (p50: Double, p99: Double) {
+    let clock = ManualClock(0)
+    let engine = HapticEngine(profile: .generic, clock: clock)
+    let pipeline = PadPipeline(engine: engine)
+    engine.start()
+    for i in 0..<players {
+        let p = engine.makePlayer(pattern, advanced: true)
+        try? engine.setLoopEnabled(p, true)
+        clock.now = Double(i) * 0.013  // spread the players over the pattern
+        try? engine.start(p)
+    }
+    var costs: [Double] = []
+    costs.reserveCapacity(ticks)
+    for _ in 0..<ticks {
+        clock.now += 0.004
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        _ = pipeline.tick()
+        costs.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+    }
+    return (percentile(costs, 0.5), percentile(costs, 0.99))
+}
+
+func measureCPU(_ loop: RenderLoop, players: Int, seconds: Double) -> Double {
+    startLooping(loop, players: players)
+    let c0 = cpuSeconds()
+    let w0 = DispatchTime.now().uptimeNanoseconds
+    usleep(UInt32(seconds * 1e6))
+    let c1 = cpuSeconds()
+    let wall = Double(DispatchTime.now().uptimeNanoseconds - w0) / 1e9
+    stopAll(loop)
+    return (c1 - c0) / wall * 100
+}
+
+let latenessSeconds = quick ? 2.0 : 10.0
+let cpuSecondsEach = quick ? 1.0 : 5.0
+let idleSeconds = quick ? 1.0 : 3.0
+
+// Render cost per tick.
+let ticks = quick ? 500 : 5000
+let r1 = renderCost(players: 1, ticks: ticks)
+let r8 = renderCost(players: 8, ticks: ticks)
+let r64 = renderCost(players: 64, ticks: ticks)
+
+// Tick lateness on the real loop, 8 players, at 4 ms.
+let loop = RenderLoop(period: 0.004)
+loop.addPad(0, sink: SimulatedPad(index: 0), profile: .generic)
+let samples = Samples()
+loop.tickObserver = { lateness, cost in
+    samples.lateness.append(lateness)
+    samples.cost.append(cost)
+}
+startLooping(loop, players: 8)
+usleep(UInt32(latenessSeconds * 1e6))
+stopAll(loop)
+loop.tickObserver = nil
+_ = loop.isArmed  // round trip: the observer has stopped
+let lateUs = samples.lateness.map { $0 * 1e6 }
+
+// CPU at 8 and 64 players.
+let cpu8 = measureCPU(loop, players: 8, seconds: cpuSecondsEach)
+let cpu64 = measureCPU(loop, players: 64, seconds: cpuSecondsEach)
+let rss = rssMB()
+
+// Idle wakeups, counted by the timer handler itself, after the last output has gone out.
+var settle = 0
+while loop.isArmed && settle < 1000 {
+    usleep(1000)
+    settle += 1
+}
+let w0 = loop.wakeups
+usleep(UInt32(idleSeconds * 1e6))
+let idleWakeups = Double(loop.wakeups - w0) / idleSeconds
+
+func f(_ x: Double, _ d: Int = 1) -> String {
+    var scale = 1.0
+    for _ in 0..<d { scale *= 10 }
+    return String((x * scale).rounded() / scale)
+}
+
+if json {
+    print("""
+        {"tick_lateness_us": {"p50": \(f(percentile(lateUs, 0.5))), "p99": \(f(percentile(lateUs, 0.99))), "max": \(f(lateUs.max() ?? 0))}, \
+        "render_us": {"players_1": {"p50": \(f(r1.p50, 2)), "p99": \(f(r1.p99, 2))}, "players_8": {"p50": \(f(r8.p50, 2)), "p99": \(f(r8.p99, 2))}, \
+        "players_64": {"p50": \(f(r64.p50, 2)), "p99": \(f(r64.p99, 2))}}, \
+        "cpu_percent": {"players_8": \(f(cpu8, 2)), "players_64": \(f(cpu64, 2))}, \
+        "idle_wakeups_per_s": \(f(idleWakeups, 2)), "rss_mb": \(f(rss, 1)), "ticks_measured": \(lateUs.count)}
+        """)
+} else {
+    print("hapticbench (\(lateUs.count) ticks at 4 ms over \(f(latenessSeconds)) s, 8 players)")
+    print("  tick lateness      p50 \(f(percentile(lateUs, 0.5))) µs   p99 \(f(percentile(lateUs, 0.99))) µs   max \(f(lateUs.max() ?? 0)) µs")
+    print("  render+mix+pace    1 player p50 \(f(r1.p50, 2)) µs p99 \(f(r1.p99, 2)) µs")
+    print("                     8 players p50 \(f(r8.p50, 2)) µs p99 \(f(r8.p99, 2)) µs")
+    print("                    64 players p50 \(f(r64.p50, 2)) µs p99 \(f(r64.p99, 2)) µs")
+    print("  CPU (one core)     8 players \(f(cpu8, 2)) %   64 players \(f(cpu64, 2)) %")
+    print("  idle wakeups       \(f(idleWakeups, 2)) /s")
+    print("  RSS                \(f(rss, 1)) MB")
+}

@@ -1,0 +1,82 @@
+import Glibc
+
+/// Shared by the programs that run inside the test VM: PASS/FAIL reporting and reading the fixture
+/// pad's log (every upload, play, stop, erase and gain it received, time-stamped).
+@MainActor public var passed = 0
+@MainActor public var failed = 0
+
+@MainActor public func check(_ ok: Bool, _ name: String, _ detail: @autoclosure () -> String = "") {
+    if ok {
+        passed += 1
+        print("PASS \(name)")
+    } else {
+        failed += 1
+        print("FAIL \(name) \(detail())")
+    }
+}
+
+@MainActor public func finish(_ program: String) -> Never {
+    print("\(program): \(passed) passed, \(failed) failed")
+    exit(failed == 0 ? 0 : 1)
+}
+
+/// One line of the pad's log, split into its event and key=value fields.
+public struct PadEntry: CustomStringConvertible, Sendable {
+    public var time: Double
+    public var event: String
+    public var fields: [String: String]
+    public var description: String { "\(event) \(fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))" }
+    public func int(_ key: String) -> Int? { fields[key].flatMap { Int($0) } }
+}
+
+public struct PadLog: Sendable {
+    public let path: String
+    public init(path: String) { self.path = path }
+
+    public func read() -> [PadEntry] {
+        guard let f = fopen(path, "r") else { return [] }
+        defer { fclose(f) }
+        var entries: [PadEntry] = []
+        var line: UnsafeMutablePointer<CChar>?
+        var cap = 0
+        while getline(&line, &cap, f) > 0 {
+            let parts = String(cString: line!).split(separator: " ").map { String($0.filter { $0 != "\n" }) }
+            guard parts.count >= 2, let t = Double(parts[0]) else { continue }
+            var fields: [String: String] = [:]
+            for p in parts.dropFirst(2) {
+                if let eq = p.firstIndex(of: "=") { fields[String(p[..<eq])] = String(p[p.index(after: eq)...]) }
+            }
+            entries.append(PadEntry(time: t, event: parts[1], fields: fields))
+        }
+        free(line)
+        return entries
+    }
+
+    /// Waits (bounded) until the log holds entries after `start` that satisfy `done`: plays and stops
+    /// reach the pad asynchronously, so tests synchronise on the log itself, never on a fixed sleep.
+    public func wait(from start: Int, timeout: Double = 5, until done: ([PadEntry]) -> Bool) -> [PadEntry] {
+        var entries = Array(read().dropFirst(start))
+        var waited = 0.0
+        while !done(entries) && waited < timeout {
+            usleep(2000)
+            waited += 0.002
+            entries = Array(read().dropFirst(start))
+        }
+        return entries
+    }
+
+    public func wait(from start: Int, count: Int, timeout: Double = 5) -> [PadEntry] {
+        wait(from: start, timeout: timeout) { $0.count >= count }
+    }
+}
+
+/// The motor state a log implies: running after a PLAY with value > 0, stopped after a stop, erase
+/// or unplug.
+public func motorRunning(_ entries: [PadEntry]) -> Bool {
+    var running = false
+    for e in entries {
+        if e.event == "PLAY" { running = e.fields["value"] != "0" }
+        if e.event == "ERASE" || e.event == "DESTROYED" { running = false }
+    }
+    return running
+}
