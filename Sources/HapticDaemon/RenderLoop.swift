@@ -19,7 +19,8 @@ public enum LoopEvent: Equatable, Sendable {
 /// a `DispatchSourceTimer` on absolute deadlines renders, mixes, paces and writes them.
 ///
 /// - While anything plays or a pacer has output pending, the timer fires every `period` seconds at
-///   `start + k·period` (re-armed one-shot at absolute deadlines: no drift; late ticks skip ahead).
+///   `start + k·period`: absolute deadlines on a fixed grid, no drift; a late tick does not shift
+///   the ones after it, and missed ticks are not replayed.
 /// - Otherwise it is armed only for the next scheduled command, idle shutdown or refresh, and when
 ///   there is none it is disarmed: zero wakeups while idle.
 /// - A command that starts something renders and writes the first frame at once, without waiting for
@@ -190,8 +191,16 @@ public final class RenderLoop: @unchecked Sendable {
     private func fire() {
         wakeups += 1
         let startNs = DispatchTime.now().uptimeNanoseconds
-        let lateness = armedDeadline.map { Double(Int64(startNs) - Int64($0)) / 1e9 } ?? 0
-        armedDeadline = nil
+        // The deadline this firing was for: while ticking, the grid point the repeating timer reached
+        // (it reports how many periods elapsed, missed ones included); otherwise the one-shot's.
+        let deadline: UInt64?
+        if ticking {
+            tickIndex += max(1, UInt64(timer.data))
+            deadline = tickBase + tickIndex * MonotonicClock.nanoseconds(period)
+        } else {
+            deadline = armedDeadline
+        }
+        let lateness = deadline.map { Double(Int64(startNs) - Int64($0)) / 1e9 } ?? 0
         let now = Double(startNs) / 1e9
         for id in pads.keys.sorted() { tick(id, pads[id]!, now: now) }
         rearm()
@@ -200,42 +209,40 @@ public final class RenderLoop: @unchecked Sendable {
         }
     }
 
-    /// Chooses the next deadline: the next period boundary while ticking, else the earliest wakeup
-    /// any pad asks for, else none.
+    /// Chooses the timer's mode. While anything plays or waits for a pad: one repeating timer on the
+    /// grid `tickBase + k·period` (libdispatch keeps repeats on the original grid: no drift; it is set
+    /// once, not per tick, which is what keeps a tick cheap). Otherwise a one-shot for the earliest
+    /// wakeup any pad asks for, or nothing at all.
     private func rearm() {
-        let nowNs = DispatchTime.now().uptimeNanoseconds
-        let periodNs = MonotonicClock.nanoseconds(period)
         if pads.values.contains(where: { $0.pipeline.needsTicks }) {
             if !ticking {
                 ticking = true
-                tickBase = nowNs
+                let periodNs = MonotonicClock.nanoseconds(period)
+                tickBase = DispatchTime.now().uptimeNanoseconds
                 tickIndex = 0
+                armedDeadline = tickBase + periodNs
+                timer.schedule(
+                    deadline: DispatchTime(uptimeNanoseconds: tickBase + periodNs),
+                    repeating: .nanoseconds(Int(periodNs)), leeway: .nanoseconds(0))
             }
-            tickIndex += 1
-            var deadline = tickBase + tickIndex * periodNs
-            if deadline <= nowNs {
-                // Late: skip the missed ticks, keep the grid.
-                tickIndex = (nowNs - tickBase) / periodNs + 1
-                deadline = tickBase + tickIndex * periodNs
-            }
-            arm(deadline)
             return
         }
+        let wasTicking = ticking
         ticking = false
         var next: Double?
         for pad in pads.values {
             if let w = pad.pipeline.nextWakeup { next = min(next ?? w, w) }
         }
         if let next {
-            arm(max(MonotonicClock.nanoseconds(next), nowNs))
-        } else if armedDeadline != nil {
+            arm(max(MonotonicClock.nanoseconds(next), DispatchTime.now().uptimeNanoseconds), force: wasTicking)
+        } else if armedDeadline != nil || wasTicking {
             timer.schedule(deadline: .distantFuture)
             armedDeadline = nil
         }
     }
 
-    private func arm(_ deadline: UInt64) {
-        if armedDeadline == deadline { return }
+    private func arm(_ deadline: UInt64, force: Bool = false) {
+        if armedDeadline == deadline && !force { return }
         armedDeadline = deadline
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), repeating: .never, leeway: .nanoseconds(0))
     }

@@ -52,7 +52,8 @@ public final class HapticEngine {
     public var playerEnded: ((PlayerID, PlayerEnd) -> Void)?
 
     private var players: [PlayerID: PlayerState] = [:]
-    private var order: [PlayerID] = []
+    /// The same players in creation order: what every tick iterates.
+    private var order: [PlayerState] = []
     private var invalidated: Set<PlayerID> = []
     private var nextPlayerID = 1
     private var sequence = 0
@@ -118,13 +119,11 @@ public final class HapticEngine {
         isRunning = false
         idleSince = nil
         let t = currentTime
-        for id in order {
-            guard var p = players[id] else { continue }
+        for p in order {
             let wasSounding = p.isActive
             p.pending = []
             p.phase = .idle
-            players[id] = p
-            if wasSounding && notify { ended(id, .stopped, at: t) }
+            if wasSounding && notify { ended(p.id, .stopped, at: t) }
         }
         removeEndedOneShots()
     }
@@ -140,8 +139,9 @@ public final class HapticEngine {
     private func makePlayer(_ compiled: CompiledPattern, advanced: Bool, oneShot: Bool) -> PlayerID {
         let id = nextPlayerID
         nextPlayerID += 1
-        players[id] = PlayerState(id: id, compiled: compiled, isAdvanced: advanced, isOneShot: oneShot)
-        order.append(id)
+        let player = PlayerState(id: id, compiled: compiled, isAdvanced: advanced, isOneShot: oneShot)
+        players[id] = player
+        order.append(player)
         return id
     }
 
@@ -158,11 +158,11 @@ public final class HapticEngine {
     public func destroyPlayer(_ id: PlayerID) throws(EngineError) {
         _ = try player(id)
         players[id] = nil
-        order.removeAll { $0 == id }
+        order.removeAll { $0.id == id }
         checkFinished()
     }
 
-    public var playerIDs: [PlayerID] { order }
+    public var playerIDs: [PlayerID] { order.map(\.id) }
 
     public func status(_ id: PlayerID) throws(EngineError) -> PlayerStatus {
         try player(id).status(at: currentTime)
@@ -191,13 +191,12 @@ public final class HapticEngine {
 
     /// Drops every pending command (scheduled starts, stops, parameters, curves) and stops at once.
     public func cancel(_ id: PlayerID) throws(EngineError) {
-        var p = try player(id)
+        let p = try player(id)
         let t = currentTime
         let wasActive = p.isActive
         p.pending = []
         p.controls.removeEntries(after: t)
         p.phase = .idle
-        players[id] = p
         if wasActive { ended(id, .cancelled, at: t) }
         removeEndedOneShots()
         checkFinished()
@@ -208,7 +207,7 @@ public final class HapticEngine {
     public func seek(_ id: PlayerID, toOffset offset: Double) throws(EngineError) {
         try requireAdvanced(id)
         guard offset.isFinite, offset >= 0 else { throw .invalidValue("seek offset must be a finite number ≥ 0, not \(offset)") }
-        var p = try player(id)
+        let p = try player(id)
         let t = currentTime
         let target = p.loopEnabled ? p.wrap(offset) : offset
         switch p.phase {
@@ -216,7 +215,6 @@ public final class HapticEngine {
         case .paused: p.phase = .paused(offset: target)
         case .idle, .finished: p.startOffset = target
         }
-        players[id] = p
         if p.isPlaying && !p.loopEnabled && target >= p.compiled.duration && p.hasEnded(at: t) {
             finish(id, at: t)
         } else if case .paused = p.phase, !p.loopEnabled, target >= p.compiled.duration {
@@ -226,49 +224,44 @@ public final class HapticEngine {
 
     /// Sends dynamic parameter values that take effect at `time` and hold until replaced.
     public func sendParameters(_ values: [(DynamicParameterID, Double)], to id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
-        var p = try player(id)
+        let p = try player(id)
         let t = try resolve(time)
         for (pid, value) in values {
             guard value.isFinite else { throw .invalidValue("\(pid.rawValue) must be a finite number") }
             p.controls.add(pid, .value(min(max(value, pid.range.lowerBound), pid.range.upperBound)), at: t)
         }
-        players[id] = p
     }
 
     /// Schedules a parameter curve starting at `time` (overriding the curve's own time).
     public func scheduleCurve(_ curve: ParameterCurve, on id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
-        var p = try player(id)
+        let p = try player(id)
         let t = try resolve(time)
         guard !curve.controlPoints.isEmpty else { throw .invalidValue("a curve needs at least one control point") }
         var clamped = curve
         clamped.time = t
         clamped.controlPoints = curve.controlPoints.map { .init($0.time, min(max($0.value, curve.id.range.lowerBound), curve.id.range.upperBound)) }
         p.controls.add(curve.id, .curve(clamped), at: t)
-        players[id] = p
     }
 
     public func setMuted(_ id: PlayerID, _ muted: Bool) throws(EngineError) {
-        var p = try player(id)
+        let p = try player(id)
         p.isMuted = muted
-        players[id] = p
     }
 
     public func setLoopEnabled(_ id: PlayerID, _ enabled: Bool) throws(EngineError) {
         try requireAdvanced(id)
-        var p = try player(id)
+        let p = try player(id)
         p.reanchor(at: currentTime)
         p.loopEnabled = enabled
-        players[id] = p
     }
 
     /// The loop's end in pattern seconds; 0 means the end of the last event.
     public func setLoopEnd(_ id: PlayerID, _ end: Double) throws(EngineError) {
         try requireAdvanced(id)
         guard end.isFinite, end >= 0 else { throw .invalidValue("loop end must be a finite number ≥ 0, not \(end)") }
-        var p = try player(id)
+        let p = try player(id)
         p.reanchor(at: currentTime)
         p.loopEnd = end
-        players[id] = p
     }
 
     /// Playback rate (> 0), changeable while playing: from now on pattern time runs `rate` times as
@@ -276,27 +269,26 @@ public final class HapticEngine {
     public func setRate(_ id: PlayerID, _ rate: Double) throws(EngineError) {
         try requireAdvanced(id)
         guard rate.isFinite, rate > 0 else { throw .invalidRate(rate) }
-        var p = try player(id)
+        let p = try player(id)
         p.reanchor(at: currentTime)
         p.rate = rate
-        players[id] = p
     }
 
     public func setCompletionHandler(_ id: PlayerID, _ handler: ((PlayerEnd) -> Void)?) throws(EngineError) {
         try requireAdvanced(id)
-        players[id]!.completion = handler
+        try player(id).completion = handler
     }
 
     // MARK: - Rendering
 
     /// Whether anything is playing: the render loop ticks only while this is true.
-    public var isPlaying: Bool { players.values.contains { $0.isPlaying } }
+    public var isPlaying: Bool { order.contains { $0.isPlaying } }
 
     /// The earliest future time at which the engine has something to do while nothing plays: a
     /// scheduled command, or the auto-shutdown deadline. nil: nothing until a new command arrives.
     public var nextWakeup: Double? {
         var next: Double?
-        for p in players.values {
+        for p in order {
             if let first = p.pending.first { next = min(next ?? first.time, first.time) }
         }
         if isAutoShutdownEnabled, isRunning, let since = idleSince { next = min(next ?? since + idleTimeout, since + idleTimeout) }
@@ -310,9 +302,7 @@ public final class HapticEngine {
         advance(to: now)
         guard isRunning, !isMutedForHaptics else { return .zero }
         var mix = MotorMagnitudes.zero
-        for id in order {
-            if let p = players[id], p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: now)) }
-        }
+        for p in order where p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: now)) }
         return mix
     }
 
@@ -326,7 +316,7 @@ public final class HapticEngine {
         endPlayersRunOut(by: now)
         checkFinished()
         if isRunning && isAutoShutdownEnabled {
-            if players.values.contains(where: \.isActive) {
+            if order.contains(where: \.isActive) {
                 idleSince = nil
             } else {
                 if idleSince == nil { idleSince = now }
@@ -336,21 +326,22 @@ public final class HapticEngine {
     }
 
     private func nextDue(by now: Double) -> (PlayerID, PlayerState.Pending)? {
-        var best: (PlayerID, PlayerState.Pending)?
-        for id in order {
-            guard let first = players[id]?.pending.first, first.time <= now else { continue }
-            if best == nil || (first.time, first.sequence) < (best!.1.time, best!.1.sequence) { best = (id, first) }
+        var best: (PlayerState, PlayerState.Pending)?
+        for p in order {
+            guard let first = p.pending.first, first.time <= now else { continue }
+            if best == nil || (first.time, first.sequence) < (best!.1.time, best!.1.sequence) { best = (p, first) }
         }
-        if let (id, _) = best { players[id]!.pending.removeFirst() }
-        return best
+        guard let (p, pending) = best else { return nil }
+        p.pending.removeFirst()
+        return (p.id, pending)
     }
 
     private func endPlayersRunOut(by t: Double) {
-        for id in order where players[id]?.hasEnded(at: t) == true { finish(id, at: t) }
+        for p in order where p.hasEnded(at: t) { finish(p.id, at: t) }
     }
 
     private func apply(_ command: PlayerState.Command, to id: PlayerID, at t: Double) {
-        guard var p = players[id] else { return }
+        guard let p = players[id] else { return }
         switch command {
         case .start:
             p.phase = .playing(time: t, offset: p.startOffset)
@@ -359,7 +350,6 @@ public final class HapticEngine {
         case .stop:
             let wasSounding = p.isPlaying || { if case .paused = p.phase { true } else { false } }()
             p.phase = .idle
-            players[id] = p
             if wasSounding { ended(id, .stopped, at: t) }
             removeEndedOneShots()
             return
@@ -368,13 +358,11 @@ public final class HapticEngine {
         case .resume:
             if case .paused(let o) = p.phase { p.phase = .playing(time: t, offset: o) }
         }
-        players[id] = p
     }
 
     private func finish(_ id: PlayerID, at t: Double) {
-        guard var p = players[id] else { return }
+        guard let p = players[id] else { return }
         p.phase = .finished
-        players[id] = p
         ended(id, .finished, at: t)
         removeEndedOneShots()
     }
@@ -385,14 +373,13 @@ public final class HapticEngine {
     }
 
     private func removeEndedOneShots() {
-        for id in order where players[id].map({ $0.isOneShot && !$0.isActive }) == true {
-            players[id] = nil
-        }
-        order.removeAll { players[$0] == nil }
+        guard order.contains(where: { $0.isOneShot && !$0.isActive }) else { return }
+        for p in order where p.isOneShot && !p.isActive { players[p.id] = nil }
+        order.removeAll { players[$0.id] == nil }
     }
 
     private func checkFinished() {
-        guard let handler = finishedHandler, !players.values.contains(where: \.isActive) else { return }
+        guard let handler = finishedHandler, !order.contains(where: \.isActive) else { return }
         finishedHandler = nil
         if handler() == .stopEngine { stopBySelf(.notifyWhenFinished) }
     }
@@ -421,13 +408,12 @@ public final class HapticEngine {
     }
 
     private func schedule(_ id: PlayerID, _ command: PlayerState.Command, at time: HapticTime) throws(EngineError) {
-        var p = try player(id)
+        let p = try player(id)
         let t = try resolve(time)
         sequence += 1
         var i = p.pending.count
         while i > 0 && p.pending[i - 1].time > t { i -= 1 }
         p.pending.insert(.init(time: t, sequence: sequence, command: command), at: i)
-        players[id] = p
         // "Immediately" and past times take effect now.
         if t <= currentTime { advance(to: currentTime) }
     }

@@ -29,8 +29,9 @@ public struct PlayerStatus: Equatable, Sendable {
 /// One player's state machine. Time-stamped commands wait in `pending` until the engine's clock
 /// reaches them; each takes effect at its own time, not at the tick that notices it, so playback is
 /// exact whatever the tick rate. Dynamic parameters and curves sent to the player live in `controls`,
-/// a set of timelines on the engine's clock.
-struct PlayerState {
+/// a set of timelines on the engine's clock. A class: the engine touches every player on every tick,
+/// and copying a value this size in and out of a dictionary dominated the render cost.
+final class PlayerState {
     enum Phase: Equatable {
         case idle
         /// Playing: the offset at `time` t is `offset + (t − time) × rate`, before loop wrapping.
@@ -125,7 +126,7 @@ struct PlayerState {
     }
 
     /// Re-anchors a playing player at `t` so that rate or loop changes apply from `t` on.
-    mutating func reanchor(at t: Double) {
+    func reanchor(at t: Double) {
         if case .playing = phase { phase = .playing(time: t, offset: offset(at: t)) }
     }
 

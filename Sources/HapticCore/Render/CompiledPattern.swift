@@ -17,6 +17,13 @@ public struct CompiledPattern: Sendable {
         public var isTransient: Bool
         /// An upper bound of when the event falls silent, whatever the controls do.
         public var latestEnd: Double
+        /// A tighter bound that holds unless external controls lengthen decay or release.
+        var usualEnd = 0.0
+        /// `EnvelopeTiming.seconds` of attack, decay and release with neutral controls (the common
+        /// case), so that a frame needs no `exp` unless a time control is set.
+        var attackSeconds = 0.0
+        var decaySeconds = 0.0
+        var releaseSeconds = 0.0
     }
 
     public let pattern: HapticPattern
@@ -24,6 +31,9 @@ public struct CompiledPattern: Sendable {
     public let events: [Event]
     /// `prefixLatestEnd[i]` = max of `events[0...i].latestEnd`: lets a lookup stop scanning backwards.
     let prefixLatestEnd: [Double]
+    /// The same over `usualEnd`: used when external controls do not lengthen decay or release, which
+    /// keeps each frame's scan to the events that can actually be sounding.
+    let prefixUsualEnd: [Double]
     public let controls: ControlTimelines
     /// Apple's duration: latest event end and parameter/curve time.
     public let duration: Double
@@ -54,36 +64,45 @@ public struct CompiledPattern: Sendable {
             var d = transient ? 0 : (e.duration ?? 0)
             if !transient && d == 0 { d = max(duration - e.time, 0) }
             let latestEnd = transient ? e.time + longestPulse : e.time + d + longestPhase
-            events.append(
-                Event(
-                    start: e.time, duration: d, intensity: e.value(.hapticIntensity),
-                    sharpness: e.value(.hapticSharpness), attack: e.value(.attackTime), decay: e.value(.decayTime),
-                    release: e.value(.releaseTime), sustained: e.value(.sustained) >= 0.5, isTransient: transient,
-                    latestEnd: latestEnd))
+            var event = Event(
+                start: e.time, duration: d, intensity: e.value(.hapticIntensity),
+                sharpness: e.value(.hapticSharpness), attack: e.value(.attackTime), decay: e.value(.decayTime),
+                release: e.value(.releaseTime), sustained: e.value(.sustained) >= 0.5, isTransient: transient,
+                latestEnd: latestEnd)
+            event.attackSeconds = EnvelopeTiming.seconds(event.attack)
+            event.decaySeconds = EnvelopeTiming.seconds(event.decay)
+            event.releaseSeconds = EnvelopeTiming.seconds(event.release)
+            events.append(event)
         }
         events.sort { $0.start < $1.start }  // stable in Swift: file order among equal starts
-        self.events = events
-        var prefix: [Double] = []
-        prefix.reserveCapacity(events.count)
-        var m = -Double.infinity
-        for e in events {
-            m = max(m, e.latestEnd)
-            prefix.append(m)
-        }
-        self.prefixLatestEnd = prefix
 
-        // The silent point with the pattern's own controls at their most prolonging values.
+        // With the pattern's own controls at their most prolonging values: the usual silent point of
+        // each event, and of the whole pattern.
         let maxDecay = controls.decay.maximum
         let maxRelease = controls.release.maximum
         var end = duration
-        for e in events {
-            if e.isTransient {
-                end = max(end, e.start + profile.pulseLength(sharpness: 0, decayControl: maxDecay))
-            } else {
-                end = max(end, e.start + e.duration + EnvelopeTiming.seconds(e.release + maxRelease))
-            }
+        for i in events.indices {
+            let e = events[i]
+            events[i].usualEnd = e.isTransient
+                ? e.start + profile.pulseLength(sharpness: 0, decayControl: maxDecay)
+                : e.start + e.duration + EnvelopeTiming.seconds(e.release + maxRelease)
+            end = max(end, events[i].usualEnd)
         }
         self.renderEnd = end
+        self.events = events
+        self.prefixLatestEnd = Self.prefixMaxima(events.map(\.latestEnd))
+        self.prefixUsualEnd = Self.prefixMaxima(events.map(\.usualEnd))
+    }
+
+    static func prefixMaxima(_ values: [Double]) -> [Double] {
+        var out: [Double] = []
+        out.reserveCapacity(values.count)
+        var m = -Double.infinity
+        for v in values {
+            m = max(m, v)
+            out.append(m)
+        }
+        return out
     }
 
     /// The signal at `offset` seconds into the pattern, with `external` controls (from a player)
@@ -123,7 +142,8 @@ public struct CompiledPattern: Sendable {
         var i = lo - 1
         guard i >= 0 else { return }
         let c = controls.isEmpty ? external : controls.values(at: offset).combined(with: external)
-        while i >= 0 && prefixLatestEnd[i] > offset {
+        let bound = external.decay > 0 || external.release > 0 ? prefixLatestEnd : prefixUsualEnd
+        while i >= 0 && bound[i] > offset {
             let e = events[i]
             i -= 1
             let u = offset - e.start
@@ -143,8 +163,8 @@ public struct CompiledPattern: Sendable {
 
     /// The envelope level (0…1) of a continuous event `u` seconds after its start.
     static func envelope(_ e: Event, _ u: Double, _ c: ControlValues) -> Double {
-        let attack = EnvelopeTiming.seconds(e.attack + c.attack)
-        let decay = e.sustained ? 0 : EnvelopeTiming.seconds(e.decay + c.decay)
+        let attack = c.attack == 0 ? e.attackSeconds : EnvelopeTiming.seconds(e.attack + c.attack)
+        let decay = e.sustained ? 0 : (c.decay == 0 ? e.decaySeconds : EnvelopeTiming.seconds(e.decay + c.decay))
         @inline(__always) func body(_ u: Double) -> Double {
             if u < attack { return u / attack }
             if e.sustained { return 1 }
@@ -152,7 +172,7 @@ public struct CompiledPattern: Sendable {
             return max(0, 1 - (u - attack) / decay)
         }
         if u < e.duration { return body(u) }
-        let release = EnvelopeTiming.seconds(e.release + c.release)
+        let release = c.release == 0 ? e.releaseSeconds : EnvelopeTiming.seconds(e.release + c.release)
         let tail = u - e.duration
         guard tail < release else { return 0 }
         return body(e.duration) * (1 - tail / release)
