@@ -15,12 +15,17 @@ let package = Package(
         .library(name: "HapticCore", targets: ["HapticCore"]),
         .executable(name: "hapticctl", targets: ["hapticctl"]),
         .executable(name: "hapticbench", targets: ["hapticbench"]),
+        .executable(name: "hapticd", targets: ["hapticd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         .target(
@@ -36,7 +41,29 @@ let package = Package(
             name: "Evdev",
             dependencies: ["CEvdev", "HapticCore", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .target(name: "HapticDaemon", dependencies: ["HapticCore", "Evdev"]),
+        .target(name: "HapticProtocol", dependencies: ["HapticCore"]),
+        .target(
+            name: "HapticDaemon",
+            dependencies: [
+                "HapticCore", "Evdev", "HapticProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        .target(name: "HapticClient", dependencies: ["HapticProtocol", "HapticCore"]),
+        .executableTarget(
+            name: "hapticd",
+            dependencies: [
+                "HapticDaemon", "HapticCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(name: "hapticbench", dependencies: ["HapticCore", "HapticDaemon"]),
         // Runs inside the qemu VM against a uinput pad (scripts/vm-test.sh); built as a static executable.
         .target(name: "VMTestSupport", path: "Tests/VM/VMTestSupport"),
@@ -47,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "hapticctl",
             dependencies: [
-                "HapticCore", "HapticTools",
+                "HapticCore", "HapticTools", "HapticClient", "HapticProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

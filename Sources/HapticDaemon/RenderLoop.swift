@@ -145,18 +145,38 @@ public final class RenderLoop: @unchecked Sendable {
 
     // MARK: commands
 
-    /// Runs `body` with the pad's engine and pipeline on the render queue, then renders at once if
-    /// something now plays (the first frame of a "play now" goes out here, not at the next tick)
-    /// and re-arms the timer. Returns nil when there is no such pad.
-    public func withPad<T>(_ id: PadID, _ body: (HapticEngine, PadPipeline) throws -> T) rethrows -> T? {
+    /// Access to every pad's engine and pipeline inside `perform`; valid only during the call.
+    public struct PadAccess {
+        fileprivate let loop: RenderLoop
+        public var padIDs: [PadID] { loop.pads.keys.sorted() }
+        public func engine(_ id: PadID) -> HapticEngine? { loop.pads[id]?.pipeline.engine }
+        public func pipeline(_ id: PadID) -> PadPipeline? { loop.pads[id]?.pipeline }
+        public func hasDevice(_ id: PadID) -> Bool { loop.pads[id]?.sink != nil }
+    }
+
+    /// Runs `body` on the render queue, then gives every pad one render-and-pace pass and re-arms the
+    /// timer. The pass is what makes a "play now" write its first frame at once, and what makes a
+    /// stop, cancel, destroy or engine stop reach the motors even though nothing plays any more.
+    public func perform<T>(_ body: (PadAccess) throws -> T) rethrows -> T {
         try queue.sync {
-            guard let pad = pads[id] else { return nil }
-            let result = try body(pad.pipeline.engine, pad.pipeline)
-            if pad.pipeline.needsTicks { tick(id, pad, now: clock.now) }
+            let result = try body(PadAccess(loop: self))
+            let now = clock.now
+            for id in pads.keys.sorted() { tick(id, pads[id]!, now: now) }
             rearm()
             return result
         }
     }
+
+    /// Runs `body` with one pad's engine and pipeline (see `perform`); nil when there is no such pad.
+    public func withPad<T>(_ id: PadID, _ body: (HapticEngine, PadPipeline) throws -> T) rethrows -> T? {
+        try perform { access in
+            guard let pipeline = access.pipeline(id) else { return nil }
+            return try body(pipeline.engine, pipeline)
+        }
+    }
+
+    /// Whether the caller is on the render queue (for preconditions of queue-confined state).
+    public func assertOnQueue() { dispatchPrecondition(condition: .onQueue(queue)) }
 
     /// Whether the timer is ticking periodically (something plays or waits for a pad).
     public var isTicking: Bool { queue.sync { ticking } }

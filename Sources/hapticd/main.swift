@@ -1,0 +1,149 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HapticCore
+import HapticDaemon
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+struct Hapticd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hapticd",
+        abstract: "Plays AHAP haptic patterns on Linux force-feedback gamepads; takes commands on a Unix socket.",
+        discussion: "Protocol: docs/PROTOCOL.md. Configuration: config/hapticd.toml (every key commented).")
+
+    @Option(help: "Configuration file (TOML).") var config = DaemonConfig.defaultPath
+    @Flag(help: "Check the configuration and exit: 0 when valid.") var checkConfig = false
+    @Option(help: "Socket path (overrides socket.path).") var socket: String?
+    @Option(help: "Use N simulated rumble pads instead of hardware (--simulate alone means 1).") var simulate: Int?
+    @Option(help: "Append every device write to this CSV file: time,device,strong,weak (monotonic seconds).") var trace: String?
+    @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        if let simulate, simulate < 1 || simulate > 64 { throw ValidationError("--simulate takes 1…64 pads") }
+    }
+
+    func loadConfig() throws -> DaemonConfig {
+        let explicit = CommandLine.arguments.contains { $0 == "--config" || $0.hasPrefix("--config=") }
+        guard let data = FileManager.default.contents(atPath: config) else {
+            if FileManager.default.fileExists(atPath: config) || explicit {
+                throw ValidationError("\(config): cannot read the configuration file")
+            }
+            return DaemonConfig()  // no file at the default path: built-in defaults
+        }
+        do {
+            return try DaemonConfig.parse(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw ValidationError("\(config): \(error)")
+        }
+    }
+
+    func run() async throws { try await serve() }
+
+    func serve() async throws {
+        if checkConfig {
+            _ = try loadConfig()
+            print("\(config): configuration OK")
+            return
+        }
+        let level = logLevel
+        LoggingSystem.bootstrap { JournalLogHandler(label: $0, level: level) }
+        let logger = Logger(label: "hapticd")
+        let settings = try loadConfig()
+
+        let loop = RenderLoop(period: settings.tickPeriod)
+        let traceWriter = try trace.map { path in try TraceWriter(path: path) }
+        let core = DaemonCore(config: settings, loop: loop, logger: logger, trace: traceWriter)
+        var devices: DeviceManager?
+        if let n = simulate {
+            for i in 0..<n {
+                let pad = SimulatedPad(index: i)
+                core.addPad(info: pad.info, sink: pad, simulated: true)
+            }
+        } else {
+            let manager = DeviceManager(core: core, logger: logger)
+            do {
+                try manager.start()
+                devices = manager
+            } catch {
+                logger.error("cannot watch /dev/input: \(error); no hardware pads (try --simulate)")
+            }
+        }
+        let server = SocketServer(core: core, logger: logger)
+        do {
+            try server.start(path: socket ?? settings.socketPath, mode: settings.socketMode, groupName: settings.socketGroup)
+        } catch {
+            logger.critical("\(error)")
+            core.shutdown()
+            throw ExitCode(1)
+        }
+        SystemdNotify.send("READY=1\nSTATUS=\(core.padIDs().count) pad(s)")
+
+        // The watchdog is pinged from the render queue, so a stuck render loop stops the pings.
+        var watchdog: DispatchSourceTimer?
+        if let interval = SystemdNotify.watchdogInterval() {
+            let timer = DispatchSource.makeTimerSource(queue: loop.queue)
+            timer.schedule(deadline: .now(), repeating: interval / 2)
+            timer.setEventHandler { SystemdNotify.send("WATCHDOG=1") }
+            timer.resume()
+            watchdog = timer
+        }
+
+        let configPath = config
+        let reloader = Task {
+            for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                SystemdNotify.send("RELOADING=1")
+                do {
+                    let data = FileManager.default.contents(atPath: configPath)
+                    let fresh = try data.map { try DaemonConfig.parse(String(decoding: $0, as: UTF8.self)) } ?? DaemonConfig()
+                    core.reload(fresh)
+                    logger.info("configuration and pattern library reloaded")
+                } catch {
+                    logger.error("reload failed, keeping the running configuration: \(configPath): \(error)")
+                }
+                SystemdNotify.send("READY=1")
+            }
+        }
+
+        let service = DaemonService()
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+
+        SystemdNotify.send("STOPPING=1")
+        logger.info("stopping: motors off, effects erased")
+        reloader.cancel()
+        watchdog?.cancel()
+        server.stop()
+        devices?.stop()
+        core.shutdown()
+    }
+}
+
+/// Runs until SIGTERM/SIGINT starts a graceful shutdown.
+struct DaemonService: Service {
+    func run() async throws {
+        try? await gracefulShutdown()
+    }
+}
+
+// `--simulate` alone means one pad: give ArgumentParser the value it needs.
+var arguments = Array(CommandLine.arguments.dropFirst())
+if let i = arguments.firstIndex(of: "--simulate"), i + 1 == arguments.count || arguments[i + 1].hasPrefix("-") {
+    arguments.insert("1", at: i + 1)
+}
+do {
+    var command = try Hapticd.parseAsRoot(arguments)
+    if var daemon = command as? Hapticd {
+        try await daemon.serve()
+    } else {
+        try command.run()  // --help, --version
+    }
+} catch {
+    Hapticd.exit(withError: error)
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}

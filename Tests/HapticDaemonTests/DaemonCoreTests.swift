@@ -1,0 +1,55 @@
+import Dispatch
+import Evdev
+import HapticCore
+import HapticDaemon
+import HapticProtocol
+import Logging
+import Testing
+
+final class Lines: @unchecked Sendable {
+    // @unchecked Sendable: guarded by `lock`.
+    private let lock = DispatchQueue(label: "lines")
+    private var list: [String] = []
+    func append(_ s: String) { lock.sync { list.append(s) } }
+    var all: [String] { lock.sync { list } }
+}
+
+@Suite struct DaemonCoreTests {
+    @Test func aPlayedPatternRunsToItsEndOnTheLoop() throws {
+        let loop = RenderLoop()
+        let core = DaemonCore(config: DaemonConfig(), loop: loop, logger: Logger(label: "test"))
+        let sink = RecordingSink()
+        core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
+        let events = Lines()
+        let client = core.connect(credentials: nil) { events.append($0) }!
+        _ = core.handle(line: #"{"id":1,"cmd":"subscribe"}"#, from: client)
+        let pattern = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":0.05}}]}"#
+        let reply = core.handle(line: #"{"id":2,"cmd":"play","pattern":\#(pattern)}"#, from: client)
+        #expect(reply.contains("\"ok\":true"), "\(reply)")
+        #expect(sink.waitFor { $0.last == .set(.zero) }, "\(sink.writes)")
+        #expect(events.all.contains { $0.contains("player.finished") })
+    }
+}
+
+extension DaemonCoreTests {
+    @Test func doubleClickPlaysBothClicks() throws {
+        var config = DaemonConfig()
+        config.patternDirectories = [repositoryRoot + "/config/patterns"]
+        let loop = RenderLoop()
+        let core = DaemonCore(config: config, loop: loop, logger: Logger(label: "test"))
+        let sink = RecordingSink()
+        core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
+        let client = core.connect(credentials: nil) { _ in }!
+        let reply = core.handle(line: #"{"id":2,"cmd":"play","name":"double-click"}"#, from: client)
+        #expect(reply.contains("\"ok\":true"), "\(reply)")
+        #expect(sink.waitFor { $0.filter { $0 == .set(.zero) }.count == 2 }, "\(sink.writes)")
+        let clicks = sink.writes.filter { if case .set(let m) = $0 { !m.isZero } else { false } }
+        #expect(clicks.count == 2, "\(sink.writes)")
+    }
+}
+
+let repositoryRoot: String = {
+    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/")
+}()
