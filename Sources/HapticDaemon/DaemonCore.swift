@@ -41,6 +41,9 @@ public final class DaemonCore: @unchecked Sendable {
         var pad: PadID
         var local: PlayerID
         var owner: ClientID
+        /// The owner's uid (nil: unknown); a kept player of a closed connection can be adopted by a
+        /// connection of the same uid, or root.
+        var ownerUID: UInt32?
         /// Made by `play`: destroyed when it ends.
         var oneShot: Bool
     }
@@ -375,7 +378,8 @@ public final class DaemonCore: @unchecked Sendable {
         let local = engine.makePlayer(pattern, advanced: advanced)
         let id = nextPlayer
         nextPlayer += 1
-        let rec = PlayerRecord(pad: pad, local: local, owner: clientID, oneShot: command == .play)
+        let rec = PlayerRecord(
+            pad: pad, local: local, owner: clientID, ownerUID: clients[clientID]!.credentials?.uid, oneShot: command == .play)
         players[id] = rec
         clients[clientID]!.players.insert(id)
         do {
@@ -395,11 +399,23 @@ public final class DaemonCore: @unchecked Sendable {
 
     private func player(_ r: Request, _ clientID: ClientID, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> (Int, PlayerRecord, HapticEngine) {
         let id = try r.requiredInteger("player")
-        guard let rec = players[id], rec.owner == clientID else {
+        guard var rec = players[id] else {
             if invalidatedPlayers.contains(id) {
                 throw ProtocolError(.playerInvalidated, "player \(id) was invalidated by an engine reset; create it again")
             }
-            throw ProtocolError(.notFound, "no player \(id) on this connection")
+            throw ProtocolError(.notFound, "no player \(id)")
+        }
+        if rec.owner != clientID {
+            // Another connection's player: off limits while it is connected. A kept player of a
+            // closed connection (clients.stop_players_on_disconnect = false) is adopted by the same
+            // user, or root.
+            let uid = clients[clientID]?.credentials?.uid
+            guard clients[rec.owner] == nil, uid == 0 || (uid != nil && uid == rec.ownerUID) else {
+                throw ProtocolError(.permissionDenied, "player \(id) belongs to another client")
+            }
+            rec.owner = clientID
+            players[id] = rec
+            clients[clientID]?.players.insert(id)
         }
         guard let engine = access.engine(rec.pad) else { throw ProtocolError(.notFound, "the device of player \(id) is gone") }
         return (id, rec, engine)

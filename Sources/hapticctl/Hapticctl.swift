@@ -7,8 +7,13 @@ import HapticTools
 struct Hapticctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hapticctl",
-        abstract: "Check, inspect and render AHAP haptic patterns for rumble gamepads.",
-        subcommands: [Validate.self, Info.self, Render.self]
+        abstract: "Play haptics on rumble gamepads through hapticd, and check, inspect and render AHAP patterns.",
+        discussion: "Daemon commands talk to hapticd's socket (--socket, $HAPTICD_SOCKET, or the default). validate, info and render work offline. Shell completions: hapticctl --generate-completion-script bash|zsh|fish.",
+        subcommands: [
+            Play.self, Stop.self, Devices.self, Patterns.self, Param.self, Curve.self, Create.self, Start.self, Cancel.self,
+            Pause.self, Resume.self, Seek.self, SetPlayer.self, Destroy.self, Engine.self, Gain.self, Watch.self, Ping.self,
+            Version.self, Request.self, Validate.self, Info.self, Render.self,
+        ]
     )
 }
 
