@@ -87,7 +87,7 @@ let package = Package(
         ),
         .testTarget(name: "HapticToolsTests", dependencies: ["HapticCore", "HapticTools"]),
         .testTarget(name: "EvdevTests", dependencies: ["Evdev", "HapticCore"]),
-        .testTarget(name: "HapticDaemonTests", dependencies: ["HapticDaemon", "HapticCore", "Evdev"]),
+        .testTarget(name: "HapticDaemonTests", dependencies: ["HapticDaemon", "HapticCore", "Evdev", "HapticClient", "HapticProtocol"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -80,7 +80,7 @@ public final class HapticClient {
         nextID += 1
         var o = JSONObject(["id": .number(Double(id)), "cmd": .string(command)])
         o.members += body.members
-        try sendLine(JSONWriter.write(.object(o)))
+        try sendLineOrReportRefusal(JSONWriter.write(.object(o)))
         while true {
             guard let line = try readLine(timeout: timeout) else { throw .io("the daemon closed the connection") }
             switch ReplyLine.parse(line) {
@@ -95,7 +95,7 @@ public final class HapticClient {
 
     /// Sends one raw line (for `hapticctl request`); returns the reply line as the daemon wrote it.
     public func raw(_ line: String, timeout: Double = 10) throws(ClientError) -> String {
-        try sendLine(line)
+        try sendLineOrReportRefusal(line)
         while true {
             guard let reply = try readLine(timeout: timeout) else { throw .io("the daemon closed the connection") }
             if case .event(_, let body)? = ReplyLine.parse(reply) {
@@ -106,12 +106,37 @@ public final class HapticClient {
         }
     }
 
+    /// The next reply line (events are queued), waiting up to `timeout` seconds.
+    public func nextLine(timeout: Double) throws(ClientError) -> String? {
+        while true {
+            guard let line = try readLine(timeout: timeout) else { return nil }
+            if case .event(_, let body)? = ReplyLine.parse(line) {
+                events.append(body)
+                continue
+            }
+            return line
+        }
+    }
+
     /// The next event, waiting up to `timeout` seconds (nil: none arrived).
     public func nextEvent(timeout: Double) throws(ClientError) -> JSONObject? {
         if !events.isEmpty { return events.removeFirst() }
         while true {
             guard let line = try readLine(timeout: timeout) else { return nil }
             if case .event(_, let body)? = ReplyLine.parse(line) { return body }
+        }
+    }
+
+    /// Sends; if the daemon already closed the connection (it refuses clients over its limit with an
+    /// error line, then closes), reports its reason rather than a broken pipe.
+    private func sendLineOrReportRefusal(_ line: String) throws(ClientError) {
+        do {
+            try sendLine(line)
+        } catch {
+            if let reply = try? readLine(timeout: 1), case .failure(_, let code, let message, let details)? = ReplyLine.parse(reply) {
+                throw .failed(code: code, message: message, details: details)
+            }
+            throw error
         }
     }
 

@@ -47,7 +47,7 @@ public struct DaemonConfig: Equatable, Sendable {
 
     public func allows(uid: UInt32, gid: UInt32) -> Bool {
         if allowUIDs.isEmpty && allowGIDs.isEmpty { return true }
-        return uid == 0 || allowUIDs.contains(uid) || allowGIDs.contains(gid)
+        return allowUIDs.contains(uid) || allowGIDs.contains(gid)
     }
 
     /// Parses TOML text. Unknown keys and bad values are errors naming the key.

@@ -70,7 +70,7 @@ public final class DaemonCore: @unchecked Sendable {
         self.loop = loop
         self.logger = logger
         self.trace = trace
-        loop.setEventHandler { [unowned self] event in self.loopEvent(event) }
+        loop.setEventHandler { [weak self] event in self?.loopEvent(event) }
         reloadLibrary()
     }
 
@@ -209,7 +209,14 @@ public final class DaemonCore: @unchecked Sendable {
             // Patterns are parsed here, off the render queue.
             let pattern = try resolveInlinePattern(request, command)
             let result = try loop.perform { access throws(ProtocolError) in
-                try execute(command, request, pattern, client, access)
+                commandDeviceErrors = []
+                return try execute(command, request, pattern, client, access)
+            }
+            // The first frame of a command is written right after it (inside `perform`); a device
+            // that failed then fails the command.
+            let failures = loop.perform { _ in commandDeviceErrors }
+            if let failure = failures.first {
+                throw ProtocolError(.deviceError, failure)
             }
             return Reply.ok(request.id, result)
         } catch let error as ProtocolError {
@@ -309,7 +316,7 @@ public final class DaemonCore: @unchecked Sendable {
             clients[clientID]?.players.remove(id)
             return JSONObject(["player": .number(Double(id)), "destroyed": .bool(true)])
         case .engineStart, .engineStop, .engineReset, .engineStatus:
-            let pad = try padID(r, access)
+            let pad = try padID(r, access, connected: command != .engineStatus)
             let engine = access.engine(pad)!
             switch command {
             case .engineStart: engine.start()
@@ -421,14 +428,17 @@ public final class DaemonCore: @unchecked Sendable {
         return (id, rec, engine)
     }
 
-    private func padID(_ r: Request, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> PadID {
+    private func padID(_ r: Request, _ access: RenderLoop.PadAccess, connected: Bool = true) throws(ProtocolError) -> PadID {
         if let d = try r.integer("device") {
-            guard pads[d] != nil, access.engine(d) != nil else {
+            guard let pad = pads[d], access.engine(d) != nil else {
                 throw ProtocolError(.notFound, "no device \(d) (see the devices command)")
+            }
+            guard !connected || (pad.connected && access.hasDevice(d)) else {
+                throw ProtocolError(.deviceError, "device \(d) (\(pad.info.name)) is disconnected")
             }
             return d
         }
-        guard let first = pads.keys.sorted().first(where: { pads[$0]!.connected }) else {
+        guard let first = pads.keys.sorted().first(where: { pads[$0]!.connected && access.hasDevice($0) }) else {
             throw ProtocolError(.notFound, "no rumble device is connected (hapticd --simulate gives simulated ones)")
         }
         return first
@@ -579,6 +589,7 @@ public final class DaemonCore: @unchecked Sendable {
             broadcast(.engineReset, JSONObject(["device": .number(Double(pad))]))
         case .deviceError(let pad, let message):
             logger.error("pad \(pad): \(message)")
+            commandDeviceErrors.append("device \(pad): \(message)")
         case .wrote(let pad, let time, let value):
             trace?.record(time: time, device: pad, value: value)
             broadcast(.deviceOutput, JSONObject([
@@ -589,6 +600,8 @@ public final class DaemonCore: @unchecked Sendable {
     }
 
     private var pendingDestroy: [(PadID, PlayerID)] = []
+    /// Device errors raised while the current command's first frame was written.
+    private var commandDeviceErrors: [String] = []
 
     /// Destroys one-shot players that have ended (called inside `perform`, where engines may be changed).
     func collectEnded(_ access: RenderLoop.PadAccess) {

@@ -26,7 +26,8 @@ public final class DeviceManager: @unchecked Sendable {
             self.monitor = monitor
             handle(monitor.initialEvents())
             let source = DispatchSource.makeReadSource(fileDescriptor: monitor.watcher.fileDescriptor, queue: queue)
-            source.setEventHandler { [unowned self] in
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
                 do {
                     handle(try self.monitor!.poll())
                 } catch {

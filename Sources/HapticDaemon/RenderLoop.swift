@@ -61,7 +61,7 @@ public final class RenderLoop: @unchecked Sendable {
         self.clock = clock
         queue = DispatchQueue(label: label, qos: .userInteractive)
         let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-        timer.setEventHandler { [unowned self] in self.fire() }
+        timer.setEventHandler { [weak self] in self?.fire() }
         timer.schedule(deadline: .distantFuture)
         timer.resume()
         self.timer = timer
@@ -82,9 +82,9 @@ public final class RenderLoop: @unchecked Sendable {
             let engine = HapticEngine(profile: profile, clock: clock)
             let pipeline = PadPipeline(engine: engine)
             pipeline.gain = gain
-            engine.stoppedHandler = { [unowned self] reason in self.emit(.engineStopped(pad: id, reason: reason)) }
-            engine.resetHandler = { [unowned self] in self.emit(.engineReset(pad: id)) }
-            engine.playerEnded = { [unowned self] player, end in self.emit(.playerEnded(pad: id, player: player, end: end)) }
+            engine.stoppedHandler = { [weak self] reason in self?.emit(.engineStopped(pad: id, reason: reason)) }
+            engine.resetHandler = { [weak self] in self?.emit(.engineReset(pad: id)) }
+            engine.playerEnded = { [weak self] player, end in self?.emit(.playerEnded(pad: id, player: player, end: end)) }
             configure?(engine)
             engine.start()
             pads[id] = Pad(pipeline: pipeline, sink: sink)
@@ -129,10 +129,14 @@ public final class RenderLoop: @unchecked Sendable {
     /// Stops every motor and closes every device (daemon shutdown).
     public func shutdown() {
         queue.sync {
-            for (_, pad) in pads {
+            let now = clock.now
+            for (id, pad) in pads.sorted(by: { $0.key < $1.key }) {
                 pad.pipeline.engine.stop()
-                try? pad.sink?.apply(.set(.zero))
-                pad.sink?.release()
+                if let sink = pad.sink {
+                    // Straight to the device, past the pacer: shutdown does not wait for an interval.
+                    if (try? sink.apply(.set(.zero))) != nil { emit(.wrote(pad: id, time: now, value: .zero)) }
+                    sink.release()
+                }
             }
             pads = [:]
             timer.schedule(deadline: .distantFuture)

@@ -55,7 +55,7 @@ struct Hapticd: AsyncParsableCommand {
         let loop = RenderLoop(period: settings.tickPeriod)
         let traceWriter = try trace.map { path in try TraceWriter(path: path) }
         let core = DaemonCore(config: settings, loop: loop, logger: logger, trace: traceWriter)
-        var devices: DeviceManager?
+        nonisolated(unsafe) var devices: DeviceManager?  // set once before the service starts
         if let n = simulate {
             for i in 0..<n {
                 let pad = SimulatedPad(index: i)
@@ -71,14 +71,28 @@ struct Hapticd: AsyncParsableCommand {
             }
         }
         let server = SocketServer(core: core, logger: logger)
-        do {
-            try server.start(path: socket ?? settings.socketPath, mode: settings.socketMode, groupName: settings.socketGroup)
-        } catch {
-            logger.critical("\(error)")
-            core.shutdown()
-            throw ExitCode(1)
-        }
-        SystemdNotify.send("READY=1\nSTATUS=\(core.padIDs().count) pad(s)")
+        let requestedSocket = socket ?? settings.socketPath
+        let configPath = config
+
+        // Listening starts inside the service, once the ServiceGroup has taken over SIGTERM/SIGINT:
+        // a client must never see a daemon that a signal would kill without stopping the motors.
+        let service = DaemonService(
+            start: {
+                do {
+                    try server.start(path: requestedSocket, mode: settings.socketMode, groupName: settings.socketGroup)
+                } catch {
+                    logger.critical("\(error)")
+                    throw ExitCode(1)
+                }
+                SystemdNotify.send("READY=1\nSTATUS=\(core.padIDs().count) pad(s)")
+            },
+            stop: {
+                SystemdNotify.send("STOPPING=1")
+                logger.info("stopping: motors off, effects erased")
+                server.stop()
+                devices?.stop()
+                core.shutdown()
+            })
 
         // The watchdog is pinged from the render queue, so a stuck render loop stops the pings.
         var watchdog: DispatchSourceTimer?
@@ -90,7 +104,6 @@ struct Hapticd: AsyncParsableCommand {
             watchdog = timer
         }
 
-        let configPath = config
         let reloader = Task {
             for await _ in await UnixSignalsSequence(trapping: .sighup) {
                 SystemdNotify.send("RELOADING=1")
@@ -106,25 +119,26 @@ struct Hapticd: AsyncParsableCommand {
             }
         }
 
-        let service = DaemonService()
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        defer {
+            reloader.cancel()
+            watchdog?.cancel()
+        }
         try await group.run()
-
-        SystemdNotify.send("STOPPING=1")
-        logger.info("stopping: motors off, effects erased")
-        reloader.cancel()
-        watchdog?.cancel()
-        server.stop()
-        devices?.stop()
-        core.shutdown()
     }
 }
 
-/// Runs until SIGTERM/SIGINT starts a graceful shutdown.
+/// Starts the daemon's socket, runs until SIGTERM/SIGINT starts a graceful shutdown, then stops
+/// every motor and removes the socket.
 struct DaemonService: Service {
+    let start: @Sendable () throws -> Void
+    let stop: @Sendable () -> Void
+
     func run() async throws {
+        try start()
         try? await gracefulShutdown()
+        stop()
     }
 }
 

@@ -1,0 +1,101 @@
+import Dispatch
+import Evdev
+import Foundation
+import HapticClient
+import HapticCore
+import HapticDaemon
+import HapticProtocol
+import Logging
+import Testing
+
+/// The socket server in-process, over a real socket, with pads the test controls: a device that
+/// fails, unplugs and comes back.
+@Suite(.serialized) struct ServerTests {
+    final class Harness {
+        let loop = RenderLoop()
+        let core: DaemonCore
+        let server: SocketServer
+        let path: String
+
+        init() throws {
+            var config = DaemonConfig()
+            config.patternDirectories = [repositoryRoot + "/config/patterns"]
+            core = DaemonCore(config: config, loop: loop, logger: Logger(label: "test"))
+            server = SocketServer(core: core, logger: Logger(label: "test"))
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-srv-\(UUID().uuidString.prefix(8)).sock").path
+            try server.start(path: path, mode: 0o600, groupName: nil)
+        }
+
+        deinit {
+            server.stop()
+            core.shutdown()
+        }
+    }
+
+    static func info(_ path: String) -> DeviceInfo {
+        DeviceInfo(path: path, name: "Test pad", bus: 3, vendor: 0x054C, product: 0x0CE6, version: 1, uniq: "aa:bb",
+                   effectSlots: 16, hasRumble: true, supportsGain: true)
+    }
+
+    @Test func aFailingDeviceGivesDeviceError() throws {
+        let h = try Harness()
+        let sink = RecordingSink()
+        h.core.addPad(info: Self.info("/dev/input/event7"), sink: sink, simulated: false)
+        let c = try HapticClient(path: h.path)
+        sink.failWith = DeviceError(kind: .system(.ioError), operation: .upload, path: "/dev/input/event7")
+        do {
+            _ = try c.request("play", JSONObject(["name": .string("thud")]))
+            Issue.record("a failing device did not fail the command")
+        } catch {
+            guard case .failed(let code, let message, _) = error else { Issue.record("\(error)"); return }
+            #expect(code == "device_error")
+            #expect(message.contains("/dev/input/event7: upload effect failed"), "\(message)")
+        }
+        // The pad is now without a device: naming it is a device_error too.
+        #expect(code(c, "play", JSONObject(["name": .string("thud"), "device": .number(0)])) == "device_error")
+    }
+
+    @Test func unplugAndReplugAreEventsAndResetTheEngine() throws {
+        let h = try Harness()
+        let c = try HapticClient(path: h.path)
+        _ = try c.request("subscribe")
+        let first = RecordingSink()
+        h.core.addPad(info: Self.info("/dev/input/event3"), sink: first, simulated: false)
+        #expect(try c.nextEvent(timeout: 5)?["event"] == .string("device.added"))
+        let p = try c.request("player.create", JSONObject(["name": .string("rumble-long")]))["player"]!
+        _ = try c.request("player.start", JSONObject(["player": p]))
+        h.core.removeDevice(path: "/dev/input/event3")
+        var names: Set<String> = []
+        while !names.isSuperset(of: ["engine.stopped", "device.removed", "player.finished"]), let e = try c.nextEvent(timeout: 5) {
+            if case .string(let n)? = e["event"] {
+                names.insert(n)
+                if n == "engine.stopped" { #expect(e["reason"] == .string("gameControllerDisconnect")) }
+                if n == "player.finished" { #expect(e["reason"] == .string("stopped")) }
+            }
+        }
+        #expect(names.isSuperset(of: ["engine.stopped", "device.removed", "player.finished"]), "\(names)")
+        #expect(first.released, "the unplugged device was closed")
+        // The same pad comes back (same identity, new node): its engine is reset, players invalidated.
+        let second = RecordingSink()
+        h.core.addPad(info: Self.info("/dev/input/event9"), sink: second, simulated: false)
+        names = []
+        while !names.isSuperset(of: ["engine.reset", "device.added"]), let e = try c.nextEvent(timeout: 5) {
+            if case .string(let n)? = e["event"] { names.insert(n) }
+        }
+        #expect(names.isSuperset(of: ["engine.reset", "device.added"]), "\(names)")
+        #expect(code(c, "player.start", JSONObject(["player": p])) == "player_invalidated")
+        _ = try c.request("play", JSONObject(["name": .string("click"), "device": .number(0)]))
+        #expect(second.writes.count >= 1, "the re-attached pad plays")
+    }
+
+    @Test func destroyingAPlayingPlayerStopsTheMotor() throws {
+        let h = try Harness()
+        let sink = RecordingSink()
+        h.core.addPad(info: Self.info("/dev/input/event4"), sink: sink, simulated: false)
+        let c = try HapticClient(path: h.path)
+        let p = try c.request("player.create", JSONObject(["name": .string("rumble-long")]))["player"]!
+        _ = try c.request("player.start", JSONObject(["player": p]))
+        _ = try c.request("player.destroy", JSONObject(["player": p]))
+        #expect(sink.waitFor { $0.last == .set(.zero) }, "\(sink.writes)")
+    }
+}
