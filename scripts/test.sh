@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: the Swift unit tests, the command-line checks, and the real-kernel tests in a qemu
-# VM. Installs what it needs from Debian first. Usage: scripts/test.sh
+# Runs every test: the Swift unit and end-to-end tests, the command-line checks, the install and
+# systemd unit checks, and the real-kernel tests in a qemu VM. Installs what it needs from Debian first. Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh librsvg2-bin libevdev-dev pkg-config
+scripts/deps.sh librsvg2-bin libevdev-dev pkg-config systemd make socat
 
 swift build            # every product: the end-to-end tests run the real hapticd
 swift build --build-tests
@@ -11,4 +11,5 @@ swift test --skip-build 2>&1 | tee .build/test.log
 grep -q "Test run with .* passed" .build/test.log
 
 scripts/cli-test.sh
+scripts/systemd-test.sh
 scripts/vm-test.sh
