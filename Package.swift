@@ -72,6 +72,9 @@ let package = Package(
             name: "engine-vmtest", dependencies: ["Evdev", "HapticCore", "HapticDaemon", "VMTestSupport"],
             path: "Tests/VM/engine-vmtest"),
         .executableTarget(
+            name: "daemon-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
+            path: "Tests/VM/daemon-vmtest"),
+        .executableTarget(
             name: "hapticctl",
             dependencies: [
                 "HapticCore", "HapticTools", "HapticClient", "HapticProtocol",

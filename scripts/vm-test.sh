@@ -38,7 +38,7 @@ moddir="$kdir/lib/modules/$kver/kernel/drivers/input"
 work="$root/.build-vm/vm"
 rm -rf "$work" && mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/scenarios"
 gcc -static -O2 -Wall -o "$work/root/bin/fakepad" Tests/VM/fakepad.c || fail "cannot build the fixture pad"
-products=(evdev-vmtest engine-vmtest)
+products=(evdev-vmtest engine-vmtest daemon-vmtest hapticd)
 for p in "${products[@]}"; do
     # The linker warns that static glibc cannot dlopen/NSS: harmless here, so only failure counts.
     swift build --scratch-path .build-vm --product "$p" -Xswiftc -static-executable > "$work/build-$p.log" 2>&1 \

@@ -1,0 +1,82 @@
+// Runs inside the qemu VM against fakepad: the real hapticd finds the uinput pad, plays through the
+// socket, and leaves the motor stopped when it gets SIGTERM — and when it is SIGKILLed mid-rumble
+// (the kernel erases the effects of a closed descriptor).
+//
+// Usage: daemon-vmtest PAD_LOG HAPTICD
+import Glibc
+import HapticClient
+import HapticCore
+import VMTestSupport
+
+let args = CommandLine.arguments
+guard args.count == 3 else {
+    print("usage: daemon-vmtest PAD_LOG HAPTICD")
+    exit(2)
+}
+let log = PadLog(path: args[1])
+let hapticd = args[2]
+let socketPath = "/tmp/hapticd.sock"
+
+/// Starts hapticd; returns its pid once its socket answers (bounded wait).
+func startDaemon() -> pid_t? {
+    var pid: pid_t = 0
+    // No --config: the default path does not exist in the VM, which means built-in defaults.
+    let words: [String] = [hapticd, "--socket", socketPath]
+    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+    cargs.append(nil)
+    defer { for p in cargs { free(p) } }
+    guard posix_spawn(&pid, hapticd, nil, nil, &cargs, environ) == 0 else { return nil }
+    for _ in 0..<1500 {
+        if let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil { return pid }
+        usleep(10_000)
+    }
+    return nil
+}
+
+func waitExit(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return status
+}
+
+/// A long sweep: the loop keeps writing while it plays.
+let sweep = HapticPattern(elements: [
+    .event(.continuous(at: 0, duration: 20, intensity: 1, sharpness: 0.3)),
+    .curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 0.2), .init(20, 1)])),
+])
+
+@MainActor func rumbleThenSignal(_ signal: Int32, _ name: String) {
+    guard let pid = startDaemon() else {
+        check(false, "\(name): hapticd starts and answers")
+        return
+    }
+    do {
+        let client = try HapticClient(path: socketPath)
+        let devices = try client.request("devices")
+        check(JSONWriter.write(devices["devices"] ?? .null).contains("hapticd-test-pad"), "\(name): hapticd finds the uinput pad", JSONWriter.write(.object(devices)))
+        let start = log.read().count
+        _ = try client.request("play", JSONObject(["pattern": AHAPWriter.json(sweep), "loop": .bool(true)]))
+        let rumbling = log.wait(from: start, timeout: 10) { motorRunning($0) && $0.filter { $0.event == "UPLOAD" }.count >= 3 }
+        check(motorRunning(rumbling), "\(name): the pad rumbles through the daemon", "\(rumbling)")
+        let before = log.read().count
+        kill(pid, signal)
+        let status = waitExit(pid)
+        if signal == SIGTERM {
+            check(status == 0, "SIGTERM: hapticd exits 0", "status \(status)")
+            check(access(socketPath, F_OK) != 0, "SIGTERM: the socket file is removed")
+        } else {
+            check(status & 0x7f == SIGKILL, "SIGKILL: hapticd was killed", "status \(status)")
+        }
+        let after = log.wait(from: before, timeout: 10) { e in e.contains { $0.event == "ERASE" } }
+        check(!motorRunning(log.read()), "\(name): the pad is left stopped", "\(after)")
+        check(after.contains { $0.event == "ERASE" }, "\(name): the effect is erased", "\(after)")
+    } catch {
+        check(false, "\(name): playing through the socket", "\(error)")
+        kill(pid, SIGKILL)
+        _ = waitExit(pid)
+    }
+}
+
+rumbleThenSignal(SIGTERM, "SIGTERM")
+rumbleThenSignal(SIGKILL, "SIGKILL")
+finish("daemon-vmtest")
