@@ -64,7 +64,10 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .executableTarget(name: "hapticbench", dependencies: ["HapticCore", "HapticDaemon"]),
+        .executableTarget(
+            name: "hapticbench",
+            dependencies: ["HapticCore", "HapticDaemon", "HapticClient", .product(name: "Logging", package: "swift-log")]
+        ),
         // Runs inside the qemu VM against a uinput pad (scripts/vm-test.sh); built as a static executable.
         .target(name: "VMTestSupport", path: "Tests/VM/VMTestSupport"),
         .executableTarget(name: "evdev-vmtest", dependencies: ["Evdev", "HapticCore", "VMTestSupport"], path: "Tests/VM/evdev-vmtest"),

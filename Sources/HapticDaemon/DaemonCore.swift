@@ -28,6 +28,8 @@ public final class DaemonCore: @unchecked Sendable {
     public let logger: Logger
     public private(set) var config: DaemonConfig
     public static let version = "0.4.0"
+    /// Commands that change no engine: no render pass after them.
+    static let readOnly: Set<Command> = [.ping, .version, .devices, .patterns, .subscribe, .engineStatus]
 
     struct Client {
         var credentials: PeerCredentials?
@@ -64,6 +66,13 @@ public final class DaemonCore: @unchecked Sendable {
     private var nextPad = 0
     private var library = PatternLibrary()
     private let trace: TraceWriter?
+    /// Called on the render queue for every device write (benchmarks, tools); the loop's own event
+    /// handler belongs to the core.
+    private var writeObserver: (@Sendable (PadID, Double, MotorMagnitudes) -> Void)?
+
+    public func observeWrites(_ observer: (@Sendable (PadID, Double, MotorMagnitudes) -> Void)?) {
+        loop.perform { _ in writeObserver = observer }
+    }
 
     public init(config: DaemonConfig, loop: RenderLoop, logger: Logger, trace: TraceWriter? = nil) {
         self.config = config
@@ -208,14 +217,14 @@ public final class DaemonCore: @unchecked Sendable {
             }
             // Patterns are parsed here, off the render queue.
             let pattern = try resolveInlinePattern(request, command)
-            let result = try loop.perform { access throws(ProtocolError) in
+            let changesEngines = !Self.readOnly.contains(command)
+            let result = try loop.perform(ticking: changesEngines) { access throws(ProtocolError) in
                 commandDeviceErrors = []
                 return try execute(command, request, pattern, client, access)
             }
             // The first frame of a command is written right after it (inside `perform`); a device
-            // that failed then fails the command.
-            let failures = loop.perform { _ in commandDeviceErrors }
-            if let failure = failures.first {
+            // that failed then fails the command. (Read on the next hop only when that can happen.)
+            if changesEngines, let failure = loop.perform(ticking: false, { _ in commandDeviceErrors.first }) {
                 throw ProtocolError(.deviceError, failure)
             }
             return Reply.ok(request.id, result)
@@ -592,6 +601,7 @@ public final class DaemonCore: @unchecked Sendable {
             commandDeviceErrors.append("device \(pad): \(message)")
         case .wrote(let pad, let time, let value):
             trace?.record(time: time, device: pad, value: value)
+            writeObserver?(pad, time, value)
             broadcast(.deviceOutput, JSONObject([
                 "device": .number(Double(pad)), "time": .number(time), "strong": .number(Double(value.strong)),
                 "weak": .number(Double(value.weak)),

@@ -162,11 +162,19 @@ public final class RenderLoop: @unchecked Sendable {
     /// timer. The pass is what makes a "play now" write its first frame at once, and what makes a
     /// stop, cancel, destroy or engine stop reach the motors even though nothing plays any more.
     public func perform<T>(_ body: (PadAccess) throws -> T) rethrows -> T {
+        try perform(ticking: true, body)
+    }
+
+    /// `perform`, with the render-and-pace pass only when `ticking` (commands that change no engine —
+    /// ping, devices, subscribe, … — skip it).
+    public func perform<T>(ticking: Bool, _ body: (PadAccess) throws -> T) rethrows -> T {
         try queue.sync {
             let result = try body(PadAccess(loop: self))
-            let now = clock.now
-            for id in pads.keys.sorted() { tick(id, pads[id]!, now: now) }
-            rearm()
+            if ticking {
+                let now = clock.now
+                for id in pads.keys.sorted() { tick(id, pads[id]!, now: now) }
+                rearm()
+            }
             return result
         }
     }

@@ -3,12 +3,15 @@
 import Dispatch
 import Glibc
 import HapticCore
+import HapticClient
 import HapticDaemon
+import Logging
 
 let json = CommandLine.arguments.contains("--json")
 let quick = CommandLine.arguments.contains("--quick")  // shorter runs, for a smoke test
 if CommandLine.arguments.contains("--help") {
     print("usage: hapticbench [--json] [--quick]")
+    print("  render loop: tick lateness, render cost, CPU, idle wakeups, RSS; socket: round trip, command-to-write, requests/s")
     exit(0)
 }
 
@@ -148,6 +151,62 @@ let w0 = loop.wakeups
 usleep(UInt32(idleSeconds * 1e6))
 let idleWakeups = Double(loop.wakeups - w0) / idleSeconds
 
+// The socket: hapticd's own server and core in this process, a real Unix socket, one client.
+final class WriteClock: @unchecked Sendable {
+    // @unchecked Sendable: written on the render queue, read by the client thread after the reply
+    // to the command that caused the write (the reply is sent after the write, so it is ordered).
+    var lastWrite: Double = 0
+}
+let writes = WriteClock()
+let socketLoop = RenderLoop(period: 0.004)
+var socketConfig = DaemonConfig()
+socketConfig.patternDirectories = []
+let core = DaemonCore(config: socketConfig, loop: socketLoop, logger: Logger(label: "bench"))
+let pad = SimulatedPad(index: 0)
+core.addPad(info: pad.info, sink: pad, simulated: true)
+core.observeWrites { _, time, _ in writes.lastWrite = time }
+let server = SocketServer(core: core, logger: Logger(label: "bench"))
+let socketPath = "/tmp/hapticbench-\(getpid()).sock"
+try server.start(path: socketPath, mode: 0o600, groupName: nil)
+let client = try HapticClient(path: socketPath)
+let clock = MonotonicClock()
+
+var rtts: [Double] = []
+let pings = quick ? 2000 : 20000
+for _ in 0..<pings {
+    let t0 = clock.now
+    _ = try client.raw(#"{"id":1,"cmd":"ping"}"#)
+    rtts.append((clock.now - t0) * 1e6)
+}
+let sequentialRate = Double(pings) / (rtts.reduce(0, +) / 1e6)
+
+// Pipelined: 100 requests per write, then their 100 replies.
+let batch = (1...100).map { #"{"id":\#($0),"cmd":"ping"}"# }.joined(separator: "\n")
+let batches = quick ? 20 : 200
+let p0 = clock.now
+for _ in 0..<batches {
+    _ = try client.raw(batch)
+    for _ in 1..<100 { _ = try client.nextLine(timeout: 5) }
+}
+let pipelinedRate = Double(batches * 100) / (clock.now - p0)
+
+// Command to device write: a play whose first frame is written inside the command. Between
+// iterations the pad is stopped and two of the pacer's 10 ms intervals are let pass (the previous play's
+// closing zero is itself paced), so that every play
+// starts from silence and may write at once.
+let click = #"{"id":2,"cmd":"play","pattern":{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":0.002}}]}}"#
+var commandToWrite: [Double] = []
+for _ in 0..<(quick ? 50 : 300) {
+    _ = try client.raw(#"{"id":3,"cmd":"stop_all"}"#)
+    usleep(25_000)
+    let t0 = clock.now
+    let reply = try client.raw(click)
+    guard reply.contains(#""ok":true"#) else { fatalError("play failed during the benchmark: \(reply)") }
+    commandToWrite.append((writes.lastWrite - t0) * 1e6)
+}
+server.stop()
+core.shutdown()
+
 func f(_ x: Double, _ d: Int = 1) -> String {
     var scale = 1.0
     for _ in 0..<d { scale *= 10 }
@@ -160,7 +219,10 @@ if json {
         "render_us": {"players_1": {"p50": \(f(r1.p50, 2)), "p99": \(f(r1.p99, 2))}, "players_8": {"p50": \(f(r8.p50, 2)), "p99": \(f(r8.p99, 2))}, \
         "players_64": {"p50": \(f(r64.p50, 2)), "p99": \(f(r64.p99, 2))}}, \
         "cpu_percent": {"players_8": \(f(cpu8, 2)), "players_64": \(f(cpu64, 2))}, \
-        "idle_wakeups_per_s": \(f(idleWakeups, 2)), "rss_mb": \(f(rss, 1)), "ticks_measured": \(lateUs.count)}
+        "idle_wakeups_per_s": \(f(idleWakeups, 2)), "rss_mb": \(f(rss, 1)), "ticks_measured": \(lateUs.count), \
+        "socket": {"round_trip_us": {"p50": \(f(percentile(rtts, 0.5))), "p99": \(f(percentile(rtts, 0.99)))}, \
+        "command_to_write_us": {"p50": \(f(percentile(commandToWrite, 0.5))), "p99": \(f(percentile(commandToWrite, 0.99)))}, \
+        "requests_per_s": {"sequential": \(f(sequentialRate, 0)), "pipelined": \(f(pipelinedRate, 0))}}}
         """)
 } else {
     print("hapticbench (\(lateUs.count) ticks at 4 ms over \(f(latenessSeconds)) s, 8 players)")
@@ -171,4 +233,7 @@ if json {
     print("  CPU (one core)     8 players \(f(cpu8, 2)) %   64 players \(f(cpu64, 2)) %")
     print("  idle wakeups       \(f(idleWakeups, 2)) /s")
     print("  RSS                \(f(rss, 1)) MB")
+    print("  socket round trip  p50 \(f(percentile(rtts, 0.5))) µs   p99 \(f(percentile(rtts, 0.99))) µs")
+    print("  command → write    p50 \(f(percentile(commandToWrite, 0.5))) µs   p99 \(f(percentile(commandToWrite, 0.99))) µs")
+    print("  requests/s         one client: \(f(sequentialRate, 0)) sequential, \(f(pipelinedRate, 0)) pipelined (100 per write)")
 }
