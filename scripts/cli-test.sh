@@ -32,5 +32,32 @@ if "$bin" render config/patterns/click.ahap --profile nope 2> "$tmp/err"; then c
 "$bin" info config/patterns/sos.ahap > "$tmp/info"
 check grep -qx "  HapticContinuous: 9" "$tmp/info"
 
+# Daemon commands: a clear message (and exit 2) when no daemon runs.
+if HAPTICD_SOCKET="$tmp/none.sock" "$bin" ping 2> "$tmp/err"; then check false; else check grep -q "hapticd is not running at $tmp/none.sock" "$tmp/err"; fi
+
+# Against a real daemon on a simulated pad.
+daemon="$(dirname "$bin")/hapticd"
+printf '[patterns]\ndirectories = ["%s/config/patterns"]\n' "$PWD" > "$tmp/hapticd.toml"
+"$daemon" --simulate 2 --socket "$tmp/h.sock" --config "$tmp/hapticd.toml" --trace "$tmp/trace.csv" 2> "$tmp/daemon.log" &
+dpid=$!
+for _ in $(seq 200); do grep -q "listening on" "$tmp/daemon.log" 2>/dev/null && break; sleep 0.05; done
+export HAPTICD_SOCKET="$tmp/h.sock"
+check "$bin" ping
+check bash -c "'$bin' devices | grep -q 'Simulated rumble pad 1'"
+check bash -c "'$bin' patterns | grep -q '^heartbeat'"
+check bash -c "'$bin' play click --wait | grep -q 'finished (finished)'"
+check bash -c "'$bin' --help >/dev/null"
+check bash -c "'$bin' play double-click --device 1 --json | grep -q '\"device\":1'"
+check bash -c "'$bin' play config/patterns/thud.ahap --wait | grep -q finished"
+if "$bin" play nope 2> "$tmp/err"; then check false; else check grep -q 'no pattern named "nope"' "$tmp/err"; fi
+if "$bin" param --player 999 intensity 0.5 2> "$tmp/err"; then check false; else check grep -q "no player 999" "$tmp/err"; fi
+check bash -c "'$bin' engine status | grep -q 'engine running'"
+check bash -c "'$bin' stop | grep -q 'stopped'"
+check bash -c "'$bin' --generate-completion-script bash | grep -q 'hapticctl'"
+check bash -c "'$bin' --generate-completion-script zsh | grep -q 'hapticctl'"
+check bash -c "grep -q '^time,device,strong,weak' '$tmp/trace.csv'"
+kill -TERM "$dpid"; wait "$dpid"; check test $? -eq 0
+check test ! -e "$tmp/h.sock"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -170,6 +170,11 @@ struct Play: ParsableCommand {
             switch str(event, "event") {
             case "device.output": if bars { showBars(event, tty: tty) }
             case "player.finished" where event["player"] == player:
+                // The pad's closing zero is written just after the player ends (and may wait for
+                // the pad's update interval): show it.
+                while bars, let late = try? client.nextEvent(timeout: 0.1), str(late, "event") == "device.output" {
+                    showBars(late, tty: tty)
+                }
                 if bars && tty { print("") }
                 if !connection.json { print("finished (\(str(event, "reason") ?? "?"))") }
                 return
