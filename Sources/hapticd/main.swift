@@ -71,6 +71,7 @@ struct Hapticd: AsyncParsableCommand {
             }
         }
         let server = SocketServer(core: core, logger: logger)
+        let watchdog = Watchdog()
         let requestedSocket = socket ?? settings.socketPath
         let configPath = config
 
@@ -85,24 +86,16 @@ struct Hapticd: AsyncParsableCommand {
                     throw ExitCode(1)
                 }
                 SystemdNotify.send("READY=1\nSTATUS=\(core.padIDs().count) pad(s)")
+                watchdog.start(on: loop.queue)
             },
             stop: {
+                watchdog.stop()
                 SystemdNotify.send("STOPPING=1")
                 logger.info("stopping: motors off, effects erased")
                 server.stop()
                 devices?.stop()
                 core.shutdown()
             })
-
-        // The watchdog is pinged from the render queue, so a stuck render loop stops the pings.
-        var watchdog: DispatchSourceTimer?
-        if let interval = SystemdNotify.watchdogInterval() {
-            let timer = DispatchSource.makeTimerSource(queue: loop.queue)
-            timer.schedule(deadline: .now(), repeating: interval / 2)
-            timer.setEventHandler { SystemdNotify.send("WATCHDOG=1") }
-            timer.resume()
-            watchdog = timer
-        }
 
         let reloader = Task {
             for await _ in await UnixSignalsSequence(trapping: .sighup) {
@@ -121,11 +114,29 @@ struct Hapticd: AsyncParsableCommand {
 
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        defer {
-            reloader.cancel()
-            watchdog?.cancel()
-        }
+        defer { reloader.cancel() }
         try await group.run()
+    }
+}
+
+/// Pings systemd's watchdog (WATCHDOG_USEC) from the render queue, so that a stuck render loop stops
+/// the pings and systemd restarts the service.
+final class Watchdog: @unchecked Sendable {
+    // @unchecked Sendable: `timer` is set in start and cleared in stop, both on the service task.
+    private var timer: DispatchSourceTimer?
+
+    func start(on queue: DispatchQueue) {
+        guard let interval = SystemdNotify.watchdogInterval() else { return }
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now(), repeating: interval / 2)
+        t.setEventHandler { SystemdNotify.send("WATCHDOG=1") }
+        t.resume()
+        timer = t
+    }
+
+    func stop() {
+        timer?.cancel()
+        timer = nil
     }
 }
 

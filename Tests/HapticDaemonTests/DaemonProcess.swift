@@ -7,6 +7,7 @@ import Testing
 final class DaemonProcess {
     static let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let dir: URL
+    let configPath: String
     let socket: String
     let trace: String
     let log: String
@@ -16,13 +17,13 @@ final class DaemonProcess {
     /// and waits (bounded) until its socket accepts connections.
     /// With `activation`, systemd-socket-activate owns the socket and execs hapticd on the first
     /// connection, passing it as fd 3 (LISTEN_FDS).
-    init(_ arguments: [String] = ["--simulate", "2"], config: String = "", activation: Bool = false) throws {
+    init(_ arguments: [String] = ["--simulate", "2"], config: String = "", activation: Bool = false, environment: [String: String] = [:]) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         socket = dir.appendingPathComponent("h.sock").path
         trace = dir.appendingPathComponent("trace.csv").path
         log = dir.appendingPathComponent("hapticd.log").path
-        let configPath = dir.appendingPathComponent("hapticd.toml").path
+        configPath = dir.appendingPathComponent("hapticd.toml").path
         try ("[patterns]\ndirectories = [\"\(repositoryRoot)/config/patterns\"]\n" + config).write(toFile: configPath, atomically: true, encoding: .utf8)
         let hapticd = Self.binaries.appendingPathComponent("hapticd").path
         guard FileManager.default.isExecutableFile(atPath: hapticd) else {
@@ -32,6 +33,11 @@ final class DaemonProcess {
         let full = (activation ? ["/usr/bin/systemd-socket-activate", "-l", socket] : []) + daemonArgs
         process.executableURL = URL(fileURLWithPath: full[0])
         process.arguments = Array(full.dropFirst())
+        if !environment.isEmpty {
+            var env = ProcessInfo.processInfo.environment
+            for (k, v) in environment { env[k] = v }
+            process.environment = env
+        }
         FileManager.default.createFile(atPath: log, contents: nil)
         let handle = FileHandle(forWritingAtPath: log)!
         process.standardError = handle
