@@ -644,7 +644,7 @@ public final class TraceWriter: @unchecked Sendable {
 
     func record(time: Double, device: PadID, value: MotorMagnitudes) {
         guard let f = file else { return }
-        fputs("\(Format6.fixed(time)),\(device),\(value.strong),\(value.weak)\n", f)
+        fputs("\(Format.fixed(time, 6)),\(device),\(value.strong),\(value.weak)\n", f)
         fflush(f)
     }
 
@@ -654,13 +654,6 @@ public final class TraceWriter: @unchecked Sendable {
     }
 }
 
-enum Format6 {
-    static func fixed(_ x: Double) -> String {
-        let micros = Int64((x * 1e6).rounded())
-        let frac = String(micros % 1_000_000)
-        return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - frac.count) + frac
-    }
-}
 
 #if canImport(Glibc)
 import Glibc

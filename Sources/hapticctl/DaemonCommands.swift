@@ -206,6 +206,13 @@ struct Create: ParsableCommand {
 struct PlayerOption: ParsableArguments {
     @Option(help: "Player number.") var player: Int
     var body: JSONObject { JSONObject(["player": .number(Double(player))]) }
+
+    /// Sends `command` for this player at the time `when` gives, printing the player's state.
+    func send(_ command: String, at when: When, _ connection: Connection) throws {
+        var body = self.body
+        when.apply(to: &body)
+        try connection.run(command, body, human: playerLine)
+    }
 }
 
 struct Start: ParsableCommand {
@@ -213,11 +220,7 @@ struct Start: ParsableCommand {
     @OptionGroup var target: PlayerOption
     @OptionGroup var when: When
     @OptionGroup var connection: Connection
-    func run() throws {
-        var body = target.body
-        when.apply(to: &body)
-        try connection.run("player.start", body, human: playerLine)
-    }
+    func run() throws { try target.send("player.start", at: when, connection) }
 }
 
 struct Stop: ParsableCommand {
@@ -248,11 +251,7 @@ struct Pause: ParsableCommand {
     @OptionGroup var target: PlayerOption
     @OptionGroup var when: When
     @OptionGroup var connection: Connection
-    func run() throws {
-        var body = target.body
-        when.apply(to: &body)
-        try connection.run("player.pause", body, human: playerLine)
-    }
+    func run() throws { try target.send("player.pause", at: when, connection) }
 }
 
 struct Resume: ParsableCommand {
@@ -260,11 +259,7 @@ struct Resume: ParsableCommand {
     @OptionGroup var target: PlayerOption
     @OptionGroup var when: When
     @OptionGroup var connection: Connection
-    func run() throws {
-        var body = target.body
-        when.apply(to: &body)
-        try connection.run("player.resume", body, human: playerLine)
-    }
+    func run() throws { try target.send("player.resume", at: when, connection) }
 }
 
 struct Seek: ParsableCommand {
