@@ -133,7 +133,8 @@ func bar(_ value: Double, width: Int = 30) -> String {
 func showBars(_ e: JSONObject, tty: Bool) {
     let s = num(e, "strong") ?? 0, w = num(e, "weak") ?? 0
     let line = "device \(int(e, "device"))  strong \(bar(s)) \(String(Int(s)).padding(toLength: 5, withPad: " ", startingAt: 0))  weak \(bar(w)) \(Int(w))"
-    if tty { FileHandle.standardOutput.write(Data(("\r" + line).utf8)) } else { print(line) }
+    // On a terminal the line is redrawn in place (carriage return, then clear to the end of the line).
+    if tty { FileHandle.standardOutput.write(Data(("\r" + line + "\u{1B}[K").utf8)) } else { print(line) }
 }
 
 struct Play: ParsableCommand {
