@@ -69,6 +69,13 @@ public final class DaemonCore: @unchecked Sendable {
     /// Called on the render queue for every device write (benchmarks, tools); the loop's own event
     /// handler belongs to the core.
     private var writeObserver: (@Sendable (PadID, Double, MotorMagnitudes) -> Void)?
+    /// Called (on the render queue: hop elsewhere before doing I/O) with the path of a device whose
+    /// write failed while it stayed plugged in; `DeviceManager` reopens it and calls `addPad`.
+    private var deviceRecovery: (@Sendable (String) -> Void)?
+
+    public func onDeviceFailure(_ recovery: (@Sendable (String) -> Void)?) {
+        loop.perform(ticking: false) { _ in deviceRecovery = recovery }
+    }
 
     public func observeWrites(_ observer: (@Sendable (PadID, Double, MotorMagnitudes) -> Void)?) {
         loop.perform { _ in writeObserver = observer }
@@ -596,9 +603,16 @@ public final class DaemonCore: @unchecked Sendable {
             }
             logger.info("pad \(pad): engine reset; its players must be created again")
             broadcast(.engineReset, JSONObject(["device": .number(Double(pad))]))
-        case .deviceError(let pad, let message):
+        case .deviceError(let pad, let message, let disconnected):
             logger.error("pad \(pad): \(message)")
             commandDeviceErrors.append("device \(pad): \(message)")
+            // A device that failed but is still there is reopened (by `deviceRecovery`); re-attaching
+            // it resets its engine. An unplugged one is left to hot-plug.
+            if !disconnected, let record = pads[pad], !record.simulated, record.connected {
+                pads[pad]!.connected = false
+                let path = record.info.path
+                deviceRecovery?(path)
+            }
         case .wrote(let pad, let time, let value):
             trace?.record(time: time, device: pad, value: value)
             writeObserver?(pad, time, value)

@@ -18,7 +18,27 @@ public final class DeviceManager: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// Reopens a device that failed while staying plugged in, a few times with a growing delay;
+    /// success re-attaches it (an engine reset). If it is gone, hot-plug reports the removal.
+    func recover(_ path: String, attempt: Int = 1) {
+        queue.asyncAfter(deadline: .now() + 0.2 * Double(attempt)) { [weak self] in
+            guard let self else { return }
+            do throws(DeviceError) {
+                let device = try RumbleDevice(path: path)
+                logger.notice("\(path): reopened after a device error")
+                core.addPad(info: device.info, sink: device, simulated: false)
+            } catch {
+                if error.kind == .disconnected || attempt >= 5 {
+                    logger.error("\(path): not recovered: \(error)")
+                } else {
+                    recover(path, attempt: attempt + 1)
+                }
+            }
+        }
+    }
+
     public func start(directory: String = DeviceDiscovery.defaultDirectory) throws(DeviceError) {
+        core.onDeviceFailure { [weak self] path in self?.recover(path) }
         let monitor = try DeviceMonitor(directory: directory)
         let scan = DeviceDiscovery.scan(directory: directory)
         for problem in scan.problems { logger.warning("\(problem)") }

@@ -10,7 +10,9 @@ public enum LoopEvent: Equatable, Sendable {
     case playerEnded(pad: PadID, player: PlayerID, end: PlayerEnd)
     case engineStopped(pad: PadID, reason: HapticEngine.StoppedReason)
     case engineReset(pad: PadID)
-    case deviceError(pad: PadID, message: String)
+    /// A write failed; the pad's device was released. `disconnected`: the pad is gone (hot-plug will
+    /// report it); otherwise the device failed and may be reopened.
+    case deviceError(pad: PadID, message: String, disconnected: Bool)
     /// A write reached a pad (for --trace and the terminal view).
     case wrote(pad: PadID, time: Double, value: MotorMagnitudes)
 }
@@ -208,7 +210,7 @@ public final class RenderLoop: @unchecked Sendable {
             try sink.apply(write)
             if case .set(let m) = write { emit(.wrote(pad: id, time: now, value: m)) }
         } catch {
-            emit(.deviceError(pad: id, message: error.description))
+            emit(.deviceError(pad: id, message: error.description, disconnected: error.kind == .disconnected))
             pad.sink?.release()
             pad.sink = nil
             if error.kind == .disconnected {

@@ -114,7 +114,7 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
             _ = loop.isArmed  // a round trip through the render queue
         }
         #expect(events.all.contains(.engineStopped(pad: 1, reason: .gameControllerDisconnect)))
-        #expect(events.all.contains(.deviceError(pad: 1, message: "/dev/input/event9: upload effect failed: the device is gone (unplugged)")))
+        #expect(events.all.contains(.deviceError(pad: 1, message: "/dev/input/event9: upload effect failed: the device is gone (unplugged)", disconnected: true)))
         #expect(sink.released)
         #expect(!loop.isArmed)
     }

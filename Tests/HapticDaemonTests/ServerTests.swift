@@ -99,3 +99,31 @@ import Testing
         #expect(sink.waitFor { $0.last == .set(.zero) }, "\(sink.writes)")
     }
 }
+
+extension ServerTests {
+    @Test func aDeviceErrorThatRecoversResetsTheEngine() throws {
+        let h = try Harness()
+        let c = try HapticClient(path: h.path)
+        _ = try c.request("subscribe", JSONObject(["events": .array([.string("engine.reset"), .string("engine.stopped")])]))
+        let failing = RecordingSink()
+        h.core.addPad(info: Self.info("/dev/input/event5"), sink: failing, simulated: false)
+        // What DeviceManager does: reopen the node, hand it back to the core.
+        let healthy = RecordingSink()
+        let core = h.core
+        h.core.onDeviceFailure { path in
+            DispatchQueue.global().async { core.addPad(info: ServerTests.info(path), sink: healthy, simulated: false) }
+        }
+        let p = try c.request("player.create", JSONObject(["name": .string("rumble-long")]))["player"]!
+        failing.failWith = DeviceError(kind: .system(.ioError), operation: .upload, path: "/dev/input/event5")
+        #expect(code(c, "player.start", JSONObject(["player": p])) == "device_error")
+        var names: Set<String> = []
+        while !names.isSuperset(of: ["engine.stopped", "engine.reset"]), let e = try c.nextEvent(timeout: 5) {
+            if case .string(let n)? = e["event"] { names.insert(n) }
+            if e["event"] == .string("engine.stopped") { #expect(e["reason"] == .string("systemError")) }
+        }
+        #expect(names.isSuperset(of: ["engine.stopped", "engine.reset"]), "\(names)")
+        #expect(code(c, "player.start", JSONObject(["player": p])) == "player_invalidated")
+        _ = try c.request("play", JSONObject(["name": .string("click")]))
+        #expect(healthy.writes.count >= 1, "the recovered device plays")
+    }
+}

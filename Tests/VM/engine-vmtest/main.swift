@@ -82,7 +82,7 @@ do {
     }
     check(events.all.contains(.engineStopped(pad: 0, reason: .gameControllerDisconnect)),
           "an unplug fires the stopped handler with the disconnect reason", "\(events.all.filter { if case .wrote = $0 { false } else { true } })")
-    check(events.all.contains { if case .deviceError(pad: 0, let m) = $0 { m.contains("gone (unplugged)") } else { false } },
+    check(events.all.contains { if case .deviceError(pad: 0, let m, true) = $0 { m.contains("gone (unplugged)") } else { false } },
           "and reports a clean device error")
     check(!loop.isArmed, "the loop goes quiet after the unplug")
 } catch {
