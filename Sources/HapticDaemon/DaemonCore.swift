@@ -159,10 +159,6 @@ public final class DaemonCore: @unchecked Sendable {
         loop.perform { _ in broadcast(.deviceRemoved, padFields(id)) }
     }
 
-    public func padID(forPath path: String) -> PadID? {
-        loop.perform { _ in pads.first(where: { $0.value.info.path == path })?.key }
-    }
-
     static func sameDevice(_ a: DeviceInfo, _ b: DeviceInfo) -> Bool {
         guard a.vendor == b.vendor, a.product == b.product, a.bus == b.bus, a.name == b.name else { return false }
         if let ua = a.uniq, let ub = b.uniq, !ua.isEmpty { return ua == ub }
@@ -204,8 +200,6 @@ public final class DaemonCore: @unchecked Sendable {
             }
         }
     }
-
-    public var clientCount: Int { loop.perform { _ in clients.count } }
 
     // MARK: requests
 

@@ -44,7 +44,11 @@ public final class RenderLoop: @unchecked Sendable {
         }
     }
 
-    private var pads: [PadID: Pad] = [:]
+    private var pads: [PadID: Pad] = [:] {
+        didSet { order = pads.keys.sorted().map { ($0, pads[$0]!) } }
+    }
+    /// The pads in id order, kept up to date as they come and go (not re-sorted every tick).
+    private var order: [(PadID, Pad)] = []
     private var timer: DispatchSourceTimer!
     /// The absolute deadline (uptime ns) the timer is armed for; nil when disarmed.
     private var armedDeadline: UInt64?
@@ -147,14 +151,14 @@ public final class RenderLoop: @unchecked Sendable {
         }
     }
 
-    public var padIDs: [PadID] { queue.sync { pads.keys.sorted() } }
+    public var padIDs: [PadID] { queue.sync { order.map(\.0) } }
 
     // MARK: commands
 
     /// Access to every pad's engine and pipeline inside `perform`; valid only during the call.
     public struct PadAccess {
         fileprivate let loop: RenderLoop
-        public var padIDs: [PadID] { loop.pads.keys.sorted() }
+        public var padIDs: [PadID] { loop.order.map(\.0) }
         public func engine(_ id: PadID) -> HapticEngine? { loop.pads[id]?.pipeline.engine }
         public func pipeline(_ id: PadID) -> PadPipeline? { loop.pads[id]?.pipeline }
         public func hasDevice(_ id: PadID) -> Bool { loop.pads[id]?.sink != nil }
@@ -174,7 +178,7 @@ public final class RenderLoop: @unchecked Sendable {
             let result = try body(PadAccess(loop: self))
             if ticking {
                 let now = clock.now
-                for id in pads.keys.sorted() { tick(id, pads[id]!, now: now) }
+                for (id, pad) in order { tick(id, pad, now: now) }
                 rearm()
             }
             return result
@@ -188,9 +192,6 @@ public final class RenderLoop: @unchecked Sendable {
             return try body(pipeline.engine, pipeline)
         }
     }
-
-    /// Whether the caller is on the render queue (for preconditions of queue-confined state).
-    public func assertOnQueue() { dispatchPrecondition(condition: .onQueue(queue)) }
 
     /// Whether the timer is ticking periodically (something plays or waits for a pad).
     public var isTicking: Bool { queue.sync { ticking } }
@@ -236,7 +237,7 @@ public final class RenderLoop: @unchecked Sendable {
         }
         let lateness = deadline.map { Double(Int64(startNs) - Int64($0)) / 1e9 } ?? 0
         let now = Double(startNs) / 1e9
-        for id in pads.keys.sorted() { tick(id, pads[id]!, now: now) }
+        for (id, pad) in order { tick(id, pad, now: now) }
         rearm()
         if let observer = tickObserver {
             observer(lateness, Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9)
@@ -248,7 +249,7 @@ public final class RenderLoop: @unchecked Sendable {
     /// once, not per tick, which is what keeps a tick cheap). Otherwise a one-shot for the earliest
     /// wakeup any pad asks for, or nothing at all.
     private func rearm() {
-        if pads.values.contains(where: { $0.pipeline.needsTicks }) {
+        if order.contains(where: { $0.1.pipeline.needsTicks }) {
             if !ticking {
                 ticking = true
                 let periodNs = MonotonicClock.nanoseconds(period)
@@ -264,7 +265,7 @@ public final class RenderLoop: @unchecked Sendable {
         let wasTicking = ticking
         ticking = false
         var next: Double?
-        for pad in pads.values {
+        for (_, pad) in order {
             if let w = pad.pipeline.nextWakeup { next = min(next ?? w, w) }
         }
         if let next {

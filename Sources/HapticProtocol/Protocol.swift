@@ -83,14 +83,6 @@ public struct Request: Sendable {
         return Request(id: id, command: command, body: o)
     }
 
-    public func line() -> String {
-        var o = JSONObject()
-        o.append("id", id)
-        o.append("cmd", .string(command))
-        for m in body.members where m.key != "id" && m.key != "cmd" { o.append(m.key, m.value) }
-        return JSONWriter.write(.object(o))
-    }
-
     // MARK: typed access to members, with errors that name the member
 
     public func optional(_ key: String) -> JSONValue? {
