@@ -251,7 +251,6 @@ public final class DaemonCore: @unchecked Sendable {
     private func execute(
         _ command: Command, _ r: Request, _ inline: HapticPattern?, _ clientID: ClientID, _ access: RenderLoop.PadAccess
     ) throws(ProtocolError) -> JSONObject {
-        collectEnded(access)
         guard let client = clients[clientID] else { throw ProtocolError(.badRequest, "the connection is closing") }
         guard client.allowed else {
             throw ProtocolError(.permissionDenied, "\(client.credentials.map(\.description) ?? "this peer") is not in clients.allow_uids/allow_gids")
@@ -392,7 +391,7 @@ public final class DaemonCore: @unchecked Sendable {
         }
         let engine = access.engine(pad)!
         let advanced = try r.bool("advanced") ?? true
-        let local = engine.makePlayer(pattern, advanced: advanced)
+        let local = engine.makePlayer(pattern, advanced: advanced, oneShot: command == .play)
         let id = nextPlayer
         nextPlayer += 1
         let rec = PlayerRecord(
@@ -580,11 +579,9 @@ public final class DaemonCore: @unchecked Sendable {
                 "player": .number(Double(id)), "device": .number(Double(pad)), "reason": .string(end.rawValue),
             ]), only: rec.owner)
             if rec.oneShot {
-                // A `play` player is done once it ends. It is reported from inside the engine, so the
-                // engine's own record is destroyed at the start of the next command.
+                // A `play` player is done once it ends; the engine removes its own one-shots.
                 players[id] = nil
                 clients[rec.owner]?.players.remove(id)
-                pendingDestroy.append((pad, local))
             }
         case .engineStopped(let pad, let reason):
             logger.info("pad \(pad): engine stopped (\(reason.rawValue))")
@@ -617,15 +614,9 @@ public final class DaemonCore: @unchecked Sendable {
         }
     }
 
-    private var pendingDestroy: [(PadID, PlayerID)] = []
     /// Device errors raised while the current command's first frame was written.
     private var commandDeviceErrors: [String] = []
 
-    /// Destroys one-shot players that have ended (called inside `perform`, where engines may be changed).
-    func collectEnded(_ access: RenderLoop.PadAccess) {
-        for (pad, local) in pendingDestroy { try? access.engine(pad)?.destroyPlayer(local) }
-        pendingDestroy = []
-    }
 
     /// Stops every motor and closes every device (shutdown).
     public func shutdown() {

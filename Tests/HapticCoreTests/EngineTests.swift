@@ -151,6 +151,17 @@ final class Recorder {
         #expect(engine.playerIDs.isEmpty)
     }
 
+    @Test func oneShotPlayersAreRemovedOnceTheyEnd() throws {
+        engine.start()
+        let p = engine.makePlayer(strongPattern(duration: 0.5), advanced: true, oneShot: true)
+        try engine.setRate(p, 2)
+        try engine.start(p)
+        #expect(at(0.2) == strong(1))
+        _ = at(0.3)
+        #expect(record.ended.map(\.1) == [.finished])
+        #expect(throws: EngineError.playerNotFound(p)) { try engine.status(p) }
+    }
+
     // MARK: players
 
     @Test func startAndStopAtTimesOnTheEngineClock() throws {

@@ -48,6 +48,24 @@ extension DaemonCoreTests {
     }
 }
 
+extension DaemonCoreTests {
+    @Test func finishedPlaysDoNotCountAgainstThePlayerLimit() throws {
+        var config = DaemonConfig()
+        config.maxPlayersPerClient = 2
+        let loop = RenderLoop()
+        let core = DaemonCore(config: config, loop: loop, logger: Logger(label: "test"))
+        let sink = RecordingSink()
+        core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
+        let client = core.connect(credentials: nil) { _ in }!
+        let pattern = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":0.01}}]}"#
+        for i in 1...5 {
+            let reply = core.handle(line: #"{"id":\#(i),"cmd":"play","pattern":\#(pattern)}"#, from: client)
+            #expect(reply.contains("\"ok\":true"), "play \(i): \(reply)")
+            #expect(sink.waitFor { $0.filter { $0 == .set(.zero) }.count >= i }, "play \(i) ends")
+        }
+    }
+}
+
 let repositoryRoot: String = {
     var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
     parts.removeLast(3)

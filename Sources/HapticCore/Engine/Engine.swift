@@ -130,10 +130,11 @@ public final class HapticEngine {
 
     // MARK: - Players
 
-    /// Makes a player for `pattern`, compiled against this engine's profile.
+    /// Makes a player for `pattern`, compiled against this engine's profile. A `oneShot` player is
+    /// removed by the engine once it has ended (after its end was reported).
     @discardableResult
-    public func makePlayer(_ pattern: HapticPattern, advanced: Bool = false) -> PlayerID {
-        makePlayer(CompiledPattern(pattern, profile: profile), advanced: advanced, oneShot: false)
+    public func makePlayer(_ pattern: HapticPattern, advanced: Bool = false, oneShot: Bool = false) -> PlayerID {
+        makePlayer(CompiledPattern(pattern, profile: profile), advanced: advanced, oneShot: oneShot)
     }
 
     private func makePlayer(_ compiled: CompiledPattern, advanced: Bool, oneShot: Bool) -> PlayerID {
