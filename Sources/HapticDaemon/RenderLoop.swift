@@ -258,7 +258,7 @@ public final class RenderLoop: @unchecked Sendable {
                 armedDeadline = tickBase + periodNs
                 timer.schedule(
                     deadline: DispatchTime(uptimeNanoseconds: tickBase + periodNs),
-                    repeating: .nanoseconds(Int(periodNs)), leeway: .nanoseconds(0))
+                    repeating: .nanoseconds(Int(clamping: periodNs)), leeway: .nanoseconds(0))
             }
             return
         }

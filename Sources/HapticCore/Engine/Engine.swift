@@ -7,6 +7,8 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAdvanced(PlayerID)
     case invalidRate(Double)
     case invalidValue(String)
+    /// A bound on the engine's state was reached (`EngineLimits`); the message names it.
+    case limitExceeded(String)
 
     public var description: String {
         switch self {
@@ -16,8 +18,30 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAdvanced(let id): "player \(id) is not an advanced player (pause, resume, seek, loop and rate need one)"
         case .invalidRate(let r): "playback rate must be a finite number > 0, not \(r)"
         case .invalidValue(let why): why
+        case .limitExceeded(let why): why
         }
     }
+}
+
+/// Bounds on what an engine accepts, so that no command can schedule work days away, slow a pattern
+/// into one that never ends, or grow a player's state without end. The daemon sets them from its
+/// configuration (`limits.*`).
+public struct EngineLimits: Equatable, Sendable {
+    /// How far ahead of the engine's clock any command may be scheduled, and the largest seek offset,
+    /// loop end or played length (pattern length ÷ rate), in seconds.
+    public var timeHorizon: Double
+    /// Accepted playback rates.
+    public var rates: ClosedRange<Double>
+    /// Commands plus future parameter values and curves one player may hold at once.
+    public var maximumScheduledPerPlayer: Int
+
+    public init(timeHorizon: Double = 86_400, rates: ClosedRange<Double> = 0.01...100, maximumScheduledPerPlayer: Int = 64) {
+        self.timeHorizon = timeHorizon
+        self.rates = rates
+        self.maximumScheduledPerPlayer = maximumScheduledPerPlayer
+    }
+
+    public static let `default` = EngineLimits()
 }
 
 /// A haptic engine for one pad: Core Haptics' `CHHapticEngine` semantics, without I/O.
@@ -44,6 +68,7 @@ public final class HapticEngine {
     public var isAutoShutdownEnabled = false
     public var idleTimeout = 10.0
     public var isMutedForHaptics = false
+    public var limits = EngineLimits.default
     /// Called when the engine stops by itself — never after an explicit `stop()`.
     public var stoppedHandler: ((StoppedReason) -> Void)?
     /// Called after a reset: players are gone (create them again), patterns survive.
@@ -97,6 +122,8 @@ public final class HapticEngine {
     public func reset() {
         halt(notify: false)
         invalidated.formUnion(players.keys)
+        // Remembered only so that a stale id gets a precise error; the oldest are forgotten first.
+        if invalidated.count > 4096 { invalidated = Set(invalidated.sorted().suffix(2048)) }
         players = [:]
         order = []
         resetHandler?()
@@ -208,6 +235,7 @@ public final class HapticEngine {
     public func seek(_ id: PlayerID, toOffset offset: Double) throws(EngineError) {
         try requireAdvanced(id)
         guard offset.isFinite, offset >= 0 else { throw .invalidValue("seek offset must be a finite number ≥ 0, not \(offset)") }
+        try withinHorizon(offset, "seek offset")
         let p = try player(id)
         let t = currentTime
         let target = p.loopEnabled ? p.wrap(offset) : offset
@@ -227,10 +255,14 @@ public final class HapticEngine {
     public func sendParameters(_ values: [(DynamicParameterID, Double)], to id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
         let p = try player(id)
         let t = try resolve(time)
+        for (pid, value) in values where !value.isFinite {
+            throw .invalidValue("\(pid.rawValue) must be a finite number")
+        }
+        if t > currentTime { try requireRoom(p, for: values.count) }
         for (pid, value) in values {
-            guard value.isFinite else { throw .invalidValue("\(pid.rawValue) must be a finite number") }
             p.controls.add(pid, .value(min(max(value, pid.range.lowerBound), pid.range.upperBound)), at: t)
         }
+        p.controls.prune(through: currentTime)
     }
 
     /// Schedules a parameter curve starting at `time` (overriding the curve's own time).
@@ -238,6 +270,11 @@ public final class HapticEngine {
         let p = try player(id)
         let t = try resolve(time)
         guard !curve.controlPoints.isEmpty else { throw .invalidValue("a curve needs at least one control point") }
+        for point in curve.controlPoints {
+            guard point.time.isFinite, point.value.isFinite else { throw .invalidValue("curve points must be finite numbers") }
+            try withinHorizon(point.time, "a curve point's time")
+        }
+        if t + (curve.controlPoints.last?.time ?? 0) > currentTime { try requireRoom(p, for: 1) }
         var clamped = curve
         clamped.time = t
         clamped.controlPoints = curve.controlPoints.map { .init($0.time, min(max($0.value, curve.id.range.lowerBound), curve.id.range.upperBound)) }
@@ -260,6 +297,7 @@ public final class HapticEngine {
     public func setLoopEnd(_ id: PlayerID, _ end: Double) throws(EngineError) {
         try requireAdvanced(id)
         guard end.isFinite, end >= 0 else { throw .invalidValue("loop end must be a finite number ≥ 0, not \(end)") }
+        try withinHorizon(end, "loop end")
         let p = try player(id)
         p.reanchor(at: currentTime)
         p.loopEnd = end
@@ -270,7 +308,14 @@ public final class HapticEngine {
     public func setRate(_ id: PlayerID, _ rate: Double) throws(EngineError) {
         try requireAdvanced(id)
         guard rate.isFinite, rate > 0 else { throw .invalidRate(rate) }
+        guard limits.rates.contains(rate) else {
+            throw .invalidValue("playback rate must be within \(limits.rates.lowerBound)…\(limits.rates.upperBound) (limits.min_rate, limits.max_rate), not \(rate)")
+        }
         let p = try player(id)
+        let played = p.compiled.renderEnd / rate
+        guard played <= limits.timeHorizon else {
+            throw .invalidValue("at rate \(rate) the pattern would play for \(played) s, beyond the \(limits.timeHorizon) s horizon (limits.time_horizon)")
+        }
         p.reanchor(at: currentTime)
         p.rate = rate
     }
@@ -301,6 +346,7 @@ public final class HapticEngine {
     public func render() -> MotorMagnitudes {
         let now = currentTime
         advance(to: now)
+        for p in order where !p.controls.isEmpty { p.controls.prune(through: now) }
         guard isRunning, !isMutedForHaptics else { return .zero }
         var mix = MotorMagnitudes.zero
         for p in order where p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: now)) }
@@ -402,20 +448,72 @@ public final class HapticEngine {
         start()
     }
 
+    /// A command time: finite, and no further ahead of the clock than the horizon (past times mean
+    /// now).
     private func resolve(_ time: HapticTime) throws(EngineError) -> Double {
-        let t = time.resolved(now: currentTime)
+        let now = currentTime
+        let t = time.resolved(now: now)
         guard t.isFinite else { throw .invalidValue("time must be finite") }
+        guard t - now <= limits.timeHorizon else {
+            throw .invalidValue("time \(t) is \(t - now) s ahead of the engine clock, beyond the \(limits.timeHorizon) s horizon (limits.time_horizon)")
+        }
         return t
+    }
+
+    private func withinHorizon(_ seconds: Double, _ what: String) throws(EngineError) {
+        guard seconds <= limits.timeHorizon else {
+            throw .invalidValue("\(what) \(seconds) s is beyond the \(limits.timeHorizon) s horizon (limits.time_horizon)")
+        }
+    }
+
+    /// What a player holds for later: pending commands, and parameter values and curves that start in
+    /// the future.
+    public func scheduledCount(_ id: PlayerID) throws(EngineError) -> Int {
+        let p = try player(id)
+        return p.pending.count + p.controls.entries(after: currentTime)
+    }
+
+    /// Parameter values and curves a player holds, past and future (bounded: see `prune`).
+    public func controlEntryCount(_ id: PlayerID) throws(EngineError) -> Int {
+        try player(id).controls.count
+    }
+
+    private func requireRoom(_ p: PlayerState, for count: Int) throws(EngineError) {
+        let held = p.pending.count + p.controls.entries(after: currentTime)
+        guard held + count <= limits.maximumScheduledPerPlayer else {
+            throw .limitExceeded("player \(p.id) already holds \(held) scheduled commands and parameter changes, the most one player may (limits.max_scheduled_per_player)")
+        }
+    }
+
+    /// Bounds how long a player may go on sounding: it stops at `t` at the latest, and whatever it had
+    /// scheduled from then on is dropped. For players whose owner left (the daemon's orphan cap).
+    public func limitLifetime(_ id: PlayerID, until t: Double) throws(EngineError) {
+        let p = try player(id)
+        guard t.isFinite else { throw .invalidValue("time must be finite") }
+        p.pending.removeAll { $0.time >= t }
+        p.controls.removeEntries(after: t)
+        insert(p, .stop, at: t)
+        if t <= currentTime { advance(to: currentTime) }
     }
 
     private func schedule(_ id: PlayerID, _ command: PlayerState.Command, at time: HapticTime) throws(EngineError) {
         let p = try player(id)
         let t = try resolve(time)
-        sequence += 1
-        var i = p.pending.count
-        while i > 0 && p.pending[i - 1].time > t { i -= 1 }
-        p.pending.insert(.init(time: t, sequence: sequence, command: command), at: i)
+        try requireRoom(p, for: 1)
+        insert(p, command, at: t)
         // "Immediately" and past times take effect now.
         if t <= currentTime { advance(to: currentTime) }
+    }
+
+    /// Inserts a command in time order (after others at the same time), by binary search.
+    private func insert(_ p: PlayerState, _ command: PlayerState.Command, at t: Double) {
+        sequence += 1
+        var lo = 0
+        var hi = p.pending.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if p.pending[mid].time <= t { lo = mid + 1 } else { hi = mid }
+        }
+        p.pending.insert(.init(time: t, sequence: sequence, command: command), at: lo)
     }
 }

@@ -90,15 +90,33 @@ public struct ControlTimeline: Equatable, Sendable {
         }
     }
 
-    @inlinable
-    public func value(at t: Double) -> Double {
-        // Binary search for the last start ≤ t.
+    /// Forgets the entries that can no longer govern any time from `time` on: all but the last of
+    /// those starting at or before it. A player's history stays as long as what is still to come.
+    public mutating func prune(through time: Double) {
+        guard starts.count > 1, starts[1] <= time else { return }
+        let governing = startsThrough(time) - 1
+        starts.removeFirst(governing)
+        entries.removeFirst(governing)
+    }
+
+    /// How many entries start after `time` (scheduled, not yet in effect).
+    public func entries(after time: Double) -> Int { starts.count - startsThrough(time) }
+
+    /// The number of entries starting at or before `t` (binary search).
+    @usableFromInline
+    func startsThrough(_ t: Double) -> Int {
         var lo = 0
         var hi = starts.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if starts[mid] <= t { lo = mid + 1 } else { hi = mid }
         }
+        return lo
+    }
+
+    @inlinable
+    public func value(at t: Double) -> Double {
+        let lo = startsThrough(t)
         guard lo > 0 else { return id.defaultValue }
         switch entries[lo - 1] {
         case .value(let v): return v
@@ -151,6 +169,25 @@ public struct ControlTimelines: Equatable, Sendable {
         attack.removeEntries(after: time)
         decay.removeEntries(after: time)
         release.removeEntries(after: time)
+    }
+
+    public mutating func prune(through time: Double) {
+        intensity.prune(through: time)
+        sharpness.prune(through: time)
+        attack.prune(through: time)
+        decay.prune(through: time)
+        release.prune(through: time)
+    }
+
+    /// Entries of every control that start after `time`.
+    public func entries(after time: Double) -> Int {
+        intensity.entries(after: time) + sharpness.entries(after: time) + attack.entries(after: time)
+            + decay.entries(after: time) + release.entries(after: time)
+    }
+
+    /// Entries of every control (for bounds and tests).
+    public var count: Int {
+        intensity.entries.count + sharpness.entries.count + attack.entries.count + decay.entries.count + release.entries.count
     }
 
     @inlinable
