@@ -60,14 +60,20 @@ public struct DeviceTracker: Sendable {
     }
 }
 
-/// inotify on /dev/input. Not `Sendable` (owns a descriptor): keep it on one queue; the daemon reads it
-/// from a `DispatchSource` on `fileDescriptor`.
+/// inotify on a directory, reporting changes to the entries whose names `matches` accepts: by default
+/// the `event*` nodes of /dev/input (the daemon also watches its socket's directory with it). Not
+/// `Sendable` (owns a descriptor): keep it on one queue; the daemon reads it from a `DispatchSource`
+/// on `fileDescriptor`.
 public final class InputDirectoryWatcher {
     public let directory: String
     public private(set) var fileDescriptor: Int32
+    private let matches: (String) -> Bool
 
-    public init(directory: String = DeviceDiscovery.defaultDirectory) throws(DeviceError) {
+    public init(
+        directory: String = DeviceDiscovery.defaultDirectory, matching matches: @escaping (String) -> Bool = DeviceDiscovery.isEventNode
+    ) throws(DeviceError) {
         self.directory = directory
+        self.matches = matches
         let fd = try syscall(.watch, directory) { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM)
         do {
@@ -122,7 +128,7 @@ public final class InputDirectoryWatcher {
                 let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
                 offset += header + length
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 { changes.append(.overflow); continue }
-                guard DeviceDiscovery.isEventNode(name) else { continue }
+                guard matches(name) else { continue }
                 let path = directory + "/" + name
                 if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                     changes.append(.appeared(path))

@@ -1,3 +1,4 @@
+import Glibc
 import HapticCore
 import TOMLKit
 
@@ -5,16 +6,23 @@ import TOMLKit
 public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     public var key: String
     public var message: String
-    public init(_ key: String, _ message: String) {
+    /// The file it was found in, when there is one.
+    public var file: String?
+    public init(_ key: String, _ message: String, file: String? = nil) {
         self.key = key
         self.message = message
+        self.file = file
     }
-    public var description: String { key.isEmpty ? message : "\(key): \(message)" }
+    public var description: String {
+        (file.map { "\($0): " } ?? "") + (key.isEmpty ? message : "\(key): \(message)")
+    }
 }
 
 /// hapticd's configuration (TOML; every key is described in config/hapticd.toml).
 public struct DaemonConfig: Equatable, Sendable {
     public static let defaultPath = "/etc/hapticd/hapticd.toml"
+    /// A configuration file larger than this is refused unread.
+    public static let maximumFileBytes = 1 << 20
 
     /// nil: the default for the user (`/run/hapticd/hapticd.sock` as root, else
     /// `$XDG_RUNTIME_DIR/hapticd.sock`).
@@ -25,19 +33,55 @@ public struct DaemonConfig: Equatable, Sendable {
     public var tickPeriod = 0.004
     /// Seconds of idleness before a pad's engine shuts down (restarting on demand); 0 turns it off.
     public var idleShutdown = 0.0
-    public var maxLineBytes = 1 << 20
-    public var maxClients = 64
-    public var maxPlayersPerClient = 32
+    public var limits = Limits()
     public var patternLimits = AHAPLimits.default
     public var stopPlayersOnDisconnect = true
+    /// How long anything a closed connection left sounding may go on (seconds).
+    public var orphanMaxSeconds = 60.0
     /// Peers allowed to send commands (SO_PEERCRED); both empty: everyone who can open the socket.
     public var allowUIDs: [UInt32] = []
     public var allowGIDs: [UInt32] = []
+    /// Peers allowed the global controls (besides root): stop_all for everyone, engine.*, gain.set.
+    public var adminUIDs: [UInt32] = []
+    public var adminGIDs: [UInt32] = []
     public var patternDirectories = ["/usr/share/hapticd/patterns", "/etc/hapticd/patterns"]
     /// Profiles in match order: configured ones first, then the built-in ones (overridden by name).
     public var profiles = DeviceProfile.builtIn
     /// Per-pad software gain 0…1, keyed by "vvvv:pppp", pad name, or "default".
     public var gains: [String: Double] = [:]
+
+    /// Every bound on what clients can make the daemon hold or do (`[limits]`).
+    public struct Limits: Equatable, Sendable {
+        /// Longest request line, in bytes.
+        public var maxLineBytes = 1 << 20
+        /// Unsent output to one client above which the daemon stops reading its requests and drops
+        /// its events (counted, and reported with an `events_dropped` notice).
+        public var outputBufferBytes = 64 << 10
+        /// A client over `outputBufferBytes` this long is closed (seconds).
+        public var outputStallTimeout = 30.0
+        /// Connections at once (not counting the admins' reserve), and per user.
+        public var maxClients = 64
+        public var maxClientsPerUID = 16
+        /// Connections beyond `maxClients` that only root and admins may take.
+        public var adminReservedClients = 4
+        /// Players one connection, one user (orphans included) and the whole daemon may hold.
+        public var maxPlayersPerClient = 32
+        public var maxPlayersPerUID = 64
+        public var maxPlayers = 512
+        /// Commands and future parameter changes one player, and one connection, may hold.
+        public var maxScheduledPerPlayer = 64
+        public var maxScheduledPerClient = 512
+        /// How far ahead anything may be scheduled, and the longest seek, loop end or played length.
+        public var timeHorizon = 86_400.0
+        public var minRate = 0.01
+        public var maxRate = 100.0
+
+        public init() {}
+
+        public var engine: EngineLimits {
+            EngineLimits(timeHorizon: timeHorizon, rates: minRate...maxRate, maximumScheduledPerPlayer: maxScheduledPerPlayer)
+        }
+    }
 
     public init() {}
 
@@ -45,13 +89,24 @@ public struct DaemonConfig: Equatable, Sendable {
         gains[usbID] ?? gains[name] ?? gains["default"] ?? 1
     }
 
-    public func allows(uid: UInt32, gid: UInt32) -> Bool {
+    /// Whether this peer may send commands at all (the allow-list).
+    public func allows(_ peer: PeerCredentials) -> Bool {
         if allowUIDs.isEmpty && allowGIDs.isEmpty { return true }
-        return allowUIDs.contains(uid) || allowGIDs.contains(gid)
+        return allowUIDs.contains(peer.uid) || peer.allGroups.contains { allowGIDs.contains($0) }
+    }
+
+    /// Whether this peer may use the controls that affect every client: root, or an admin.
+    public func isAdmin(_ peer: PeerCredentials) -> Bool {
+        peer.uid == 0 || adminUIDs.contains(peer.uid) || peer.allGroups.contains { adminGIDs.contains($0) }
     }
 
     /// Parses TOML text. Unknown keys and bad values are errors naming the key.
     public static func parse(_ text: String) throws(ConfigError) -> DaemonConfig {
+        do {
+            try TOMLSyntax.validate(text)
+        } catch {
+            throw ConfigError("", error.description)
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -62,6 +117,75 @@ public struct DaemonConfig: Equatable, Sendable {
         }
         var reader = ConfigReader()
         return try reader.read(JSONValue.from(table))
+    }
+
+    /// Reads the configuration file. A missing file is an error unless it is the default path and
+    /// nobody asked for it (`explicit` false): then the built-in defaults apply. Anything unreadable or
+    /// malformed is an error that names the path: the daemon refuses to start, and a reload keeps the
+    /// running configuration — it never falls back to defaults (which would drop an allow-list).
+    public static func load(path: String, explicit: Bool) throws(ConfigError) -> DaemonConfig {
+        let bytes: [UInt8]
+        switch readFile(path, limit: maximumFileBytes) {
+        case .success(let b): bytes = b
+        case .failure(let e) where e.errno == ENOENT && !explicit: return DaemonConfig()
+        case .failure(let e): throw ConfigError("", e.description, file: path)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigError("", "not valid UTF-8", file: path)
+        }
+        do {
+            return try parse(text)
+        } catch {
+            throw ConfigError(error.key, error.message, file: path)
+        }
+    }
+}
+
+/// Who is on the other end of a connection (SO_PEERCRED, SO_PEERGROUPS).
+public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+    /// Supplementary groups.
+    public var groups: [UInt32]
+    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+        self.groups = groups
+    }
+    public var allGroups: [UInt32] { [gid] + groups }
+    public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
+}
+
+/// Why a file could not be read.
+struct FileReadFailure: Error, CustomStringConvertible {
+    var errno: Int32
+    var description: String
+}
+
+/// A file's bytes, at most `limit` of them (more is an error), read with plain system calls.
+func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadFailure> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+        let e = errno
+        return .failure(FileReadFailure(errno: e, description: e == ENOENT ? "no such file" : String(cString: strerror(e))))
+    }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            let e = errno
+            return .failure(FileReadFailure(errno: e, description: String(cString: strerror(e))))
+        }
+        if n == 0 { return .success(bytes) }
+        bytes.append(contentsOf: chunk[..<n])
+        if bytes.count > limit {
+            return .failure(FileReadFailure(errno: EFBIG, description: "larger than \(limit) bytes"))
+        }
     }
 }
 
@@ -81,178 +205,5 @@ extension JSONValue {
         var o = JSONObject()
         for key in table.keys { o.append(key, from(table[key]!)) }
         return .object(o)
-    }
-}
-
-private struct ConfigReader {
-    func table(_ v: JSONValue, _ key: String) throws(ConfigError) -> JSONObject {
-        guard case .object(let o) = v else { throw ConfigError(key, "expected a table, found \(v.kindName)") }
-        return o
-    }
-
-    func number(_ v: JSONValue, _ key: String, _ range: ClosedRange<Double>) throws(ConfigError) -> Double {
-        guard case .number(let x) = v, x.isFinite else { throw ConfigError(key, "expected a number, found \(v.kindName)") }
-        guard range.contains(x) else { throw ConfigError(key, "\(x) is out of range \(range.lowerBound)…\(range.upperBound)") }
-        return x
-    }
-
-    func int(_ v: JSONValue, _ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int {
-        let x = try number(v, key, Double(range.lowerBound)...Double(range.upperBound))
-        guard x == x.rounded() else { throw ConfigError(key, "expected a whole number, found \(x)") }
-        return Int(x)
-    }
-
-    func string(_ v: JSONValue, _ key: String) throws(ConfigError) -> String {
-        guard case .string(let s) = v else { throw ConfigError(key, "expected a string, found \(v.kindName)") }
-        return s
-    }
-
-    func bool(_ v: JSONValue, _ key: String) throws(ConfigError) -> Bool {
-        guard case .bool(let b) = v else { throw ConfigError(key, "expected true or false, found \(v.kindName)") }
-        return b
-    }
-
-    func array(_ v: JSONValue, _ key: String) throws(ConfigError) -> [JSONValue] {
-        guard case .array(let a) = v else { throw ConfigError(key, "expected an array, found \(v.kindName)") }
-        return a
-    }
-
-    func checkKeys(_ o: JSONObject, _ prefix: String, _ known: [String]) throws(ConfigError) {
-        for key in o.keys where !known.contains(key) {
-            throw ConfigError(prefix.isEmpty ? key : "\(prefix).\(key)", "unknown key (known here: \(known.joined(separator: ", ")))")
-        }
-    }
-
-    mutating func read(_ root: JSONValue) throws(ConfigError) -> DaemonConfig {
-        var c = DaemonConfig()
-        let top = try table(root, "")
-        try checkKeys(top, "", ["socket", "render", "engine", "limits", "clients", "patterns", "devices"])
-        if let v = top["socket"] {
-            let s = try table(v, "socket")
-            try checkKeys(s, "socket", ["path", "mode", "group"])
-            if let p = s["path"] {
-                let path = try string(p, "socket.path")
-                guard path.hasPrefix("/") else { throw ConfigError("socket.path", "must be an absolute path") }
-                c.socketPath = path
-            }
-            if let m = s["mode"] {
-                let text = try string(m, "socket.mode")
-                guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
-                    throw ConfigError("socket.mode", "expected an octal mode such as \"0660\", found \"\(text)\"")
-                }
-                c.socketMode = mode
-            }
-            if let g = s["group"] {
-                let group = try string(g, "socket.group")
-                c.socketGroup = group.isEmpty ? nil : group
-            }
-        }
-        if let v = top["render"] {
-            let r = try table(v, "render")
-            try checkKeys(r, "render", ["tick_period"])
-            if let t = r["tick_period"] { c.tickPeriod = try number(t, "render.tick_period", 0.001...0.1) }
-        }
-        if let v = top["engine"] {
-            let e = try table(v, "engine")
-            try checkKeys(e, "engine", ["idle_shutdown"])
-            if let t = e["idle_shutdown"] { c.idleShutdown = try number(t, "engine.idle_shutdown", 0...86_400) }
-        }
-        if let v = top["limits"] {
-            let l = try table(v, "limits")
-            try checkKeys(l, "limits", ["max_line_bytes", "max_clients", "max_players_per_client", "max_pattern_bytes", "max_pattern_events"])
-            if let x = l["max_line_bytes"] { c.maxLineBytes = try int(x, "limits.max_line_bytes", 1024...(64 << 20)) }
-            if let x = l["max_clients"] { c.maxClients = try int(x, "limits.max_clients", 1...10_000) }
-            if let x = l["max_players_per_client"] { c.maxPlayersPerClient = try int(x, "limits.max_players_per_client", 1...10_000) }
-            if let x = l["max_pattern_bytes"] { c.patternLimits.maximumFileBytes = try int(x, "limits.max_pattern_bytes", 1024...(64 << 20)) }
-            if let x = l["max_pattern_events"] { c.patternLimits.maximumEvents = try int(x, "limits.max_pattern_events", 1...1_000_000) }
-        }
-        if let v = top["clients"] {
-            let cl = try table(v, "clients")
-            try checkKeys(cl, "clients", ["stop_players_on_disconnect", "allow_uids", "allow_gids"])
-            if let x = cl["stop_players_on_disconnect"] { c.stopPlayersOnDisconnect = try bool(x, "clients.stop_players_on_disconnect") }
-            if let x = cl["allow_uids"] {
-                c.allowUIDs = try array(x, "clients.allow_uids").map { v throws(ConfigError) in UInt32(try int(v, "clients.allow_uids", 0...Int(UInt32.max))) }
-            }
-            if let x = cl["allow_gids"] {
-                c.allowGIDs = try array(x, "clients.allow_gids").map { v throws(ConfigError) in UInt32(try int(v, "clients.allow_gids", 0...Int(UInt32.max))) }
-            }
-        }
-        if let v = top["patterns"] {
-            let p = try table(v, "patterns")
-            try checkKeys(p, "patterns", ["directories"])
-            if let x = p["directories"] {
-                c.patternDirectories = try array(x, "patterns.directories").map { v throws(ConfigError) in try string(v, "patterns.directories") }
-            }
-        }
-        if let v = top["devices"] {
-            let d = try table(v, "devices")
-            try checkKeys(d, "devices", ["gain", "profile"])
-            if let g = d["gain"] {
-                for m in try table(g, "devices.gain").members {
-                    c.gains[m.key] = try number(m.value, "devices.gain.\(m.key)", 0...1)
-                }
-            }
-            if let p = d["profile"] {
-                var configured: [DeviceProfile] = []
-                for (i, item) in try array(p, "devices.profile").enumerated() {
-                    configured.append(try profile(item, "devices.profile[\(i)]", builtIn: c.profiles))
-                }
-                let names = Set(configured.map(\.name))
-                c.profiles = configured + c.profiles.filter { !names.contains($0.name) }
-            }
-        }
-        return c
-    }
-
-    /// A `[[devices.profile]]` entry: a new profile, or (same name as a built-in) changes to it.
-    func profile(_ v: JSONValue, _ key: String, builtIn: [DeviceProfile]) throws(ConfigError) -> DeviceProfile {
-        let o = try table(v, key)
-        try checkKeys(o, key, [
-            "name", "base", "bus", "vendor", "product", "minimum_update_interval", "quantization", "refresh_interval",
-            "transient_sharp", "transient_dull", "transient_minimum", "strong_floor", "weak_floor",
-        ])
-        guard let n = o["name"] else { throw ConfigError("\(key).name", "missing: every profile has a name") }
-        let name = try string(n, "\(key).name")
-        var p: DeviceProfile
-        if let b = o["base"] {
-            let base = try string(b, "\(key).base")
-            guard let found = DeviceProfile.named(base, in: builtIn) else {
-                throw ConfigError("\(key).base", "no built-in profile named \"\(base)\" (known: \(builtIn.map(\.name).joined(separator: ", ")))")
-            }
-            p = found
-        } else {
-            p = DeviceProfile.named(name, in: builtIn) ?? DeviceProfile.generic
-        }
-        if DeviceProfile.named(name, in: builtIn) == nil { p.matches = [] }
-        p.name = name
-        p.displayName = name
-        if o["vendor"] != nil || o["product"] != nil {
-            guard let vendor = o["vendor"], let product = o["product"] else {
-                throw ConfigError(key, "vendor and product go together")
-            }
-            let bus = try o["bus"].map { v throws(ConfigError) in UInt16(try int(v, "\(key).bus", 0...0xFFFF)) }
-            p.matches = [.init(bus: bus, vendor: UInt16(try int(vendor, "\(key).vendor", 0...0xFFFF)),
-                               product: UInt16(try int(product, "\(key).product", 0...0xFFFF)))] + p.matches
-        } else if o["bus"] != nil {
-            throw ConfigError("\(key).bus", "needs vendor and product")
-        }
-        if let x = o["minimum_update_interval"] { p.minimumUpdateInterval = try number(x, "\(key).minimum_update_interval", 0...1) }
-        if let x = o["quantization"] {
-            let q = try string(x, "\(key).quantization")
-            guard let quant = DeviceProfile.Quantization(rawValue: q) else {
-                throw ConfigError("\(key).quantization", "expected \"full\", \"bits8\" or \"percent\", found \"\(q)\"")
-            }
-            p.quantization = quant
-        }
-        if let x = o["refresh_interval"] {
-            let r = try number(x, "\(key).refresh_interval", 0...3600)
-            p.refreshInterval = r == 0 ? nil : r
-        }
-        if let x = o["transient_sharp"] { p.transientPulse.sharp = try number(x, "\(key).transient_sharp", 0.001...1) }
-        if let x = o["transient_dull"] { p.transientPulse.dull = try number(x, "\(key).transient_dull", 0.001...1) }
-        if let x = o["transient_minimum"] { p.transientPulse.minimum = try number(x, "\(key).transient_minimum", 0...1) }
-        if let x = o["strong_floor"] { p.strongFloor = try number(x, "\(key).strong_floor", 0...0.9) }
-        if let x = o["weak_floor"] { p.weakFloor = try number(x, "\(key).weak_floor", 0...0.9) }
-        return p
     }
 }

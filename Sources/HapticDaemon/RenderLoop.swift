@@ -162,6 +162,8 @@ public final class RenderLoop: @unchecked Sendable {
         public func engine(_ id: PadID) -> HapticEngine? { loop.pads[id]?.pipeline.engine }
         public func pipeline(_ id: PadID) -> PadPipeline? { loop.pads[id]?.pipeline }
         public func hasDevice(_ id: PadID) -> Bool { loop.pads[id]?.sink != nil }
+        /// The loop's clock, now.
+        public var now: Double { loop.clock.now }
     }
 
     /// Runs `body` on the render queue, then gives every pad one render-and-pace pass and re-arms the

@@ -1,172 +1,34 @@
+import Dispatch
+import Evdev
 import Glibc
 import HapticCore
 import HapticProtocol
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// A line, or the news that a line was too long (the rest of it is discarded).
-enum InboundLine {
-    case line(String)
-    case tooLong
-}
-
-/// Splits the byte stream into newline-terminated lines, never buffering more than `maximum` bytes:
-/// a longer line yields `.tooLong` once and is skipped up to its newline, and the connection goes on.
-final class LineDecoder: ByteToMessageDecoder {
-    typealias InboundOut = InboundLine
-    let maximum: Int
-    private var discarding = false
-
-    init(maximum: Int) { self.maximum = maximum }
-
-    func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        let view = buffer.readableBytesView
-        if let newline = view.firstIndex(of: UInt8(ascii: "\n")) {
-            let length = newline - view.startIndex
-            if discarding {
-                buffer.moveReaderIndex(forwardBy: length + 1)
-                discarding = false
-                return .continue
-            }
-            if length > maximum {
-                buffer.moveReaderIndex(forwardBy: length + 1)
-                context.fireChannelRead(wrapInboundOut(.tooLong))
-                return .continue
-            }
-            var line = buffer.readString(length: length) ?? ""
-            buffer.moveReaderIndex(forwardBy: 1)
-            if line.hasSuffix("\r") { line.removeLast() }
-            if !line.allSatisfy({ $0 == " " || $0 == "\t" }) { context.fireChannelRead(wrapInboundOut(.line(line))) }
-            return .continue
-        }
-        if buffer.readableBytes > maximum {
-            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-            if !discarding {
-                discarding = true
-                context.fireChannelRead(wrapInboundOut(.tooLong))
-            }
-            return .continue
-        }
-        if discarding {
-            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-        }
-        return .needMoreData
-    }
-
-    func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
-        // A last line without a newline still counts.
-        if !discarding, buffer.readableBytes > 0, buffer.readableBytes <= maximum, let line = buffer.readString(length: buffer.readableBytes) {
-            context.fireChannelRead(wrapInboundOut(.line(line)))
-        }
-        buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-        return .needMoreData
-    }
-}
-
-/// One connection: registers the client, answers each line in order, cleans up on close.
-final class ConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = InboundLine
-    typealias OutboundOut = ByteBuffer
-
-    let core: DaemonCore
-    let logger: Logger
-    private var client: ClientID?
-
-    init(core: DaemonCore, logger: Logger) {
-        self.core = core
-        self.logger = logger
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        let channel = context.channel
-        let credentials = Self.peerCredentials(channel)
-        let send: @Sendable (String) -> Void = { line in
-            var buffer = channel.allocator.buffer(capacity: line.utf8.count + 1)
-            buffer.writeString(line)
-            buffer.writeInteger(UInt8(ascii: "\n"))
-            channel.writeAndFlush(buffer, promise: nil)
-        }
-        guard let id = core.connect(credentials: credentials, send: send) else {
-            logger.warning("refusing a client (\(credentials.map(\.description) ?? "unknown peer")): limits.max_clients reached")
-            send(Reply.error(.null, ProtocolError(.limitExceeded, "too many clients (limits.max_clients)")))
-            context.close(promise: nil)
-            return
-        }
-        client = id
-        logger.info("client \(id) connected (\(credentials.map(\.description) ?? "credentials unknown"))")
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let client else { return }
-        let reply: String
-        switch unwrapInboundIn(data) {
-        case .line(let line): reply = core.handle(line: line, from: client)
-        case .tooLong:
-            reply = Reply.error(.null, ProtocolError(.limitExceeded, "request line longer than \(core.config.maxLineBytes) bytes (limits.max_line_bytes)"))
-        }
-        var buffer = context.channel.allocator.buffer(capacity: reply.utf8.count + 1)
-        buffer.writeString(reply)
-        buffer.writeInteger(UInt8(ascii: "\n"))
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
-    }
-
-    /// The client finished sending (e.g. `socat` after its input ended): write what is pending, then
-    /// close. Its one-shot plays go on (see `DaemonCore.disconnect`).
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let e = event as? ChannelEvent, e == .inputClosed {
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
-                channel.close(promise: nil)
-            }
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if let client {
-            core.disconnect(client)
-            logger.info("client \(client) disconnected")
-        }
-        client = nil
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.debug("client \(client.map(String.init) ?? "?"): \(error)")
-        context.close(promise: nil)
-    }
-
-    /// `struct ucred` (pid, uid, gid: three 32-bit fields), which glibc declares only under
-    /// _GNU_SOURCE and so Swift does not import.
-    struct UCred: Sendable {
-        var pid: Int32 = 0
-        var uid: UInt32 = 0
-        var gid: UInt32 = 0
-    }
-
-    static func peerCredentials(_ channel: Channel) -> PeerCredentials? {
-        guard let provider = channel as? SocketOptionProvider else { return nil }
-        let future: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(level: .socket, name: .init(rawValue: SO_PEERCRED))
-        // On the channel's own event loop the option is read at once and the future is already
-        // fulfilled, so its callback runs inline (wait() is not allowed on an event loop).
-        let box = NIOLockedValueBox<UCred?>(nil)
-        future.whenSuccess { cred in box.withLockedValue { $0 = cred } }
-        guard let cred = box.withLockedValue({ $0 }) else { return nil }
-        return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid)
-    }
-}
-
 /// The Unix socket: created (mode and group from the config) or adopted from systemd.
+///
+/// One owner per path. Starting is refused while another daemon answers on the path. The file this
+/// process created is remembered by device and inode: on stop it is removed only if it is still that
+/// file (a second daemon's socket is never deleted), and if it is deleted while running (a stray `rm`,
+/// a tmp cleaner) it is created again at once — inotify on its directory, no polling. A path taken
+/// over by another file is left alone and logged loudly. A socket passed by systemd belongs to
+/// systemd: neither watched nor removed.
 public final class SocketServer: @unchecked Sendable {
-    // @unchecked Sendable: `channel` and `createdPath` are set once in `start` and read in `stop`,
-    // both called from the daemon's single lifecycle task.
+    // @unchecked Sendable: `channel`, `identity`, `createdPath`, `mode`, `groupName` and `watcher` are
+    // set in `start` (the daemon's lifecycle task) and then touched only on `queue`, or in `stop`
+    // after the watcher was cancelled on `queue`.
     public let group: MultiThreadedEventLoopGroup
-    private var channel: Channel?
+    private var channel: (any Channel)?
     private var createdPath: String?
+    private var identity: (dev: UInt64, ino: UInt64)?
+    private var mode: UInt32 = 0o660
+    private var groupName: String?
+    private var watcher: InputDirectoryWatcher?
+    private var source: DispatchSourceRead?
+    private var warnedTakenOver = false
+    private let queue = DispatchQueue(label: "hapticd.socket")
     public private(set) var path: String?
     let core: DaemonCore
     let logger: Logger
@@ -199,14 +61,18 @@ public final class SocketServer: @unchecked Sendable {
     private func bootstrap() -> ServerBootstrap {
         let core = self.core
         let logger = self.logger
-        let maxLine = core.config.maxLineBytes
+        let limits = core.config.limits
         return ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.outputBufferBytes / 2, high: limits.outputBufferBytes))
+            // The kernel's own buffer for a client that does not read is bounded likewise (it doubles
+            // the value), instead of the system's ~200 KiB default.
+            .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(limits.outputBufferBytes))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder(maximum: maxLine)))
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, logger: logger))
+                    // Connection limits are read when each connection starts: a reload applies to new ones.
+                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, logger: logger, limits: core.config.limits))
                 }
             }
     }
@@ -214,6 +80,7 @@ public final class SocketServer: @unchecked Sendable {
     /// Starts listening: on the systemd socket when one was passed, else on `path` (created; a stale
     /// socket file from a dead daemon is replaced, a live one is an error).
     public func start(path requested: String?, mode: UInt32, groupName: String?) throws {
+        Self.raiseFileLimit(logger)
         if let fd = Self.systemdSocket() {
             channel = try bootstrap().withBoundSocket(fd).wait()
             path = requested
@@ -223,7 +90,10 @@ public final class SocketServer: @unchecked Sendable {
         guard let path = requested ?? Self.defaultPath() else {
             throw ConfigError("socket.path", "no socket path: not root and $XDG_RUNTIME_DIR is unset; pass --socket PATH")
         }
-        let dir = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        self.path = path
+        self.mode = mode
+        self.groupName = groupName
+        let dir = Self.directory(of: path)
         if !dir.isEmpty { mkdir(dir, 0o755) }
         if access(path, F_OK) == 0 {
             if Self.isListening(path) {
@@ -231,9 +101,30 @@ public final class SocketServer: @unchecked Sendable {
             }
             unlink(path)
         }
-        channel = try bootstrap().bind(unixDomainSocketPath: path).wait()
+        try queue.sync { try bind() }
+        watch(path)
+        logger.info("listening on \(path) (mode \(String(mode, radix: 8)))")
+    }
+
+    /// Binds the listening socket at `path`, sets its mode and group, and remembers which file it is.
+    /// On `queue` (or before the watcher runs).
+    ///
+    /// The socket is made here and adopted by NIO rather than bound by NIO: a socket NIO binds itself
+    /// is unlinked by path when it closes, whatever file is at that path by then — another daemon's
+    /// socket, or the one just recreated. This process removes only the file it made (`stop`).
+    private func bind() throws {
+        guard let path else { return }
+        let fd = try Self.listeningSocket(path)
+        let fresh: any Channel
+        do {
+            fresh = try bootstrap().withBoundSocket(fd).wait()
+        } catch {
+            close(fd)
+            throw error
+        }
+        let old = channel
+        channel = fresh
         createdPath = path
-        self.path = path
         chmod(path, mode_t(mode))
         if let groupName {
             guard let g = getgrnam(groupName) else { throw ConfigError("socket.group", "no group named \"\(groupName)\"") }
@@ -241,7 +132,84 @@ public final class SocketServer: @unchecked Sendable {
                 logger.warning("cannot give \(path) to group \(groupName): errno \(errno)")
             }
         }
-        logger.info("listening on \(path) (mode \(String(mode, radix: 8)))")
+        identity = Self.identity(of: path)
+        warnedTakenOver = false
+        // The old listener's file is gone: it can take no new connection. Its clients stay.
+        try? old?.close().wait()
+    }
+
+    /// inotify on the socket's directory; any change to its name is checked.
+    private func watch(_ path: String) {
+        let name = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
+        let dir = Self.directory(of: path)
+        do {
+            let w = try InputDirectoryWatcher(directory: dir.isEmpty ? "." : dir) { $0 == name }
+            let source = DispatchSource.makeReadSource(fileDescriptor: w.fileDescriptor, queue: queue)
+            source.setEventHandler { [weak self] in
+                guard let self, let watcher = self.watcher else { return }
+                _ = try? watcher.readChanges()
+                self.checkSocketFile()
+            }
+            queue.sync {
+                watcher = w
+                self.source = source
+            }
+            source.resume()
+        } catch {
+            logger.warning("cannot watch \(dir) for the socket file: \(error); a deleted socket will not be recreated")
+        }
+    }
+
+    /// The socket file changed: recreate it if it is gone; if another file took its place, say so.
+    private func checkSocketFile() {
+        guard let path, let identity else { return }
+        guard let now = Self.identity(of: path) else {
+            logger.error("\(path) was deleted: creating it again")
+            do {
+                try bind()
+                logger.notice("listening on \(path) again")
+            } catch {
+                logger.critical("cannot recreate \(path): \(error); hapticd is unreachable until restarted")
+            }
+            return
+        }
+        if now != identity && !warnedTakenOver {
+            warnedTakenOver = true
+            logger.critical("\(path) is now another file (another hapticd?): new clients reach it, not this daemon; leaving it alone")
+        }
+    }
+
+    static func identity(of path: String) -> (dev: UInt64, ino: UInt64)? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
+
+    static func directory(of path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    }
+
+    /// socket, bind, listen: a listening Unix socket at `path`.
+    static func listeningSocket(_ path: String) throws -> CInt {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw ConfigError("socket.path", "cannot create a socket: \(String(cString: strerror(errno)))") }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            close(fd)
+            throw ConfigError("socket.path", "\(path) is longer than a Unix socket path may be (\(MemoryLayout.size(ofValue: addr.sun_path) - 1) bytes)")
+        }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(fd, 256) == 0 else {
+            let e = errno
+            close(fd)
+            throw ConfigError("socket.path", "cannot listen on \(path): \(String(cString: strerror(e)))")
+        }
+        return fd
     }
 
     static func isListening(_ path: String) -> Bool {
@@ -261,11 +229,36 @@ public final class SocketServer: @unchecked Sendable {
         return r == 0
     }
 
-    /// Stops listening and removes the socket file it created (not one systemd owns).
+    /// One descriptor per client: lift the soft limit on open files to the hard one (systemd starts
+    /// services at 1024 soft, 524288 hard, and expects them to do this).
+    static func raiseFileLimit(_ logger: Logger) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
+            logger.debug("cannot raise the open-file limit: errno \(errno)")
+        }
+    }
+
+    /// Stops listening and removes the socket file — only if it is still the one this process made.
     public func stop() {
+        if let source {
+            queue.sync { source.cancel() }
+        }
+        queue.sync {
+            source = nil
+            watcher?.close()
+            watcher = nil
+        }
         try? channel?.close().wait()
         channel = nil
-        if let createdPath { unlink(createdPath) }
+        if let createdPath {
+            if let now = Self.identity(of: createdPath), let identity, now == identity {
+                unlink(createdPath)
+            } else {
+                logger.warning("\(createdPath) is no longer this daemon's socket: left in place")
+            }
+        }
         createdPath = nil
         try? group.syncShutdownGracefully()
     }

@@ -24,18 +24,14 @@ struct Hapticd: AsyncParsableCommand {
         if let simulate, simulate < 1 || simulate > 64 { throw ValidationError("--simulate takes 1…64 pads") }
     }
 
+    /// The configuration, or an error: only a missing file at the default path, not asked for,
+    /// means built-in defaults (`DaemonConfig.load`).
     func loadConfig() throws -> DaemonConfig {
         let explicit = CommandLine.arguments.contains { $0 == "--config" || $0.hasPrefix("--config=") }
-        guard let data = FileManager.default.contents(atPath: config) else {
-            if FileManager.default.fileExists(atPath: config) || explicit {
-                throw ValidationError("\(config): cannot read the configuration file")
-            }
-            return DaemonConfig()  // no file at the default path: built-in defaults
-        }
         do {
-            return try DaemonConfig.parse(String(decoding: data, as: UTF8.self))
+            return try DaemonConfig.load(path: config, explicit: explicit)
         } catch {
-            throw ValidationError("\(config): \(error)")
+            throw ValidationError("\(error)")
         }
     }
 
@@ -100,13 +96,12 @@ struct Hapticd: AsyncParsableCommand {
         let reloader = Task {
             for await _ in await UnixSignalsSequence(trapping: .sighup) {
                 SystemdNotify.send("RELOADING=1")
+                // Fails closed: a missing, unreadable or malformed file keeps what runs.
                 do {
-                    let data = FileManager.default.contents(atPath: configPath)
-                    let fresh = try data.map { try DaemonConfig.parse(String(decoding: $0, as: UTF8.self)) } ?? DaemonConfig()
-                    core.reload(fresh)
+                    core.reload(try DaemonConfig.load(path: configPath, explicit: true))
                     logger.info("configuration and pattern library reloaded")
                 } catch {
-                    logger.error("reload failed, keeping the running configuration: \(configPath): \(error)")
+                    logger.error("reload failed, keeping the running configuration: \(error)")
                 }
                 SystemdNotify.send("READY=1")
             }

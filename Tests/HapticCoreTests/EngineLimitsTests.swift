@@ -129,3 +129,18 @@ import Testing
         #expect(UInt16(saturating: 70_000) == UInt16.max)
     }
 }
+
+extension EngineLimitsTests {
+    @Test func aLifetimeLimitCanBeLiftedAndReplaced() throws {
+        let p = engine.makePlayer(strongPattern(duration: 3000), advanced: true)
+        try engine.start(p)
+        try engine.limitLifetime(p, until: 110)
+        try engine.limitLifetime(p, until: 120)  // replaces the first
+        clock.now = 115
+        #expect(engine.render() == strong(1))
+        try engine.clearLifetimeLimit(p)
+        clock.now = 130
+        #expect(engine.render() == strong(1), "lifted: it plays on")
+        #expect(try engine.scheduledCount(p) == 0)
+    }
+}

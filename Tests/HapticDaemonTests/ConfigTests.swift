@@ -31,14 +31,28 @@ import Testing
             idle_shutdown = 30
             [limits]
             max_line_bytes = 4096
+            output_buffer_bytes = 8192
+            output_stall_timeout = 5
             max_clients = 3
+            max_clients_per_uid = 2
+            admin_reserved_clients = 1
             max_players_per_client = 2
+            max_players_per_uid = 7
+            max_players = 99
+            max_scheduled_per_player = 11
+            max_scheduled_per_client = 111
+            time_horizon = 3600
+            min_rate = 0.5
+            max_rate = 4
             max_pattern_bytes = 2048
             max_pattern_events = 10
             [clients]
             stop_players_on_disconnect = false
+            orphan_max_seconds = 12
             allow_uids = [1000]
             allow_gids = [27]
+            admin_uids = [1001]
+            admin_gids = [10]
             [patterns]
             directories = ["/a", "/b"]
             [devices.gain]
@@ -51,10 +65,22 @@ import Testing
             """)
         #expect(c.socketPath == "/tmp/x.sock" && c.socketMode == 0o600 && c.socketGroup == "input")
         #expect(c.tickPeriod == 0.008 && c.idleShutdown == 30)
-        #expect(c.maxLineBytes == 4096 && c.maxClients == 3 && c.maxPlayersPerClient == 2)
+        let l = c.limits
+        #expect(l.maxLineBytes == 4096 && l.outputBufferBytes == 8192 && l.outputStallTimeout == 5)
+        #expect(l.maxClients == 3 && l.maxClientsPerUID == 2 && l.adminReservedClients == 1)
+        #expect(l.maxPlayersPerClient == 2 && l.maxPlayersPerUID == 7 && l.maxPlayers == 99)
+        #expect(l.maxScheduledPerPlayer == 11 && l.maxScheduledPerClient == 111)
+        #expect(l.timeHorizon == 3600 && l.minRate == 0.5 && l.maxRate == 4)
+        #expect(l.engine == EngineLimits(timeHorizon: 3600, rates: 0.5...4, maximumScheduledPerPlayer: 11))
         #expect(c.patternLimits.maximumFileBytes == 2048 && c.patternLimits.maximumEvents == 10)
-        #expect(!c.stopPlayersOnDisconnect && c.allowUIDs == [1000] && c.allowGIDs == [27])
-        #expect(c.allows(uid: 1000, gid: 5) && c.allows(uid: 5, gid: 27) && !c.allows(uid: 0, gid: 0) && !c.allows(uid: 5, gid: 5))
+        #expect(!c.stopPlayersOnDisconnect && c.orphanMaxSeconds == 12 && c.allowUIDs == [1000] && c.allowGIDs == [27])
+        func peer(_ uid: UInt32, _ gid: UInt32, _ groups: [UInt32] = []) -> PeerCredentials {
+            PeerCredentials(pid: 1, uid: uid, gid: gid, groups: groups)
+        }
+        #expect(c.allows(peer(1000, 5)) && c.allows(peer(5, 27)) && c.allows(peer(5, 5, [4, 27])))
+        #expect(!c.allows(peer(0, 0)) && !c.allows(peer(5, 5, [4])))
+        #expect(c.isAdmin(peer(0, 0)) && c.isAdmin(peer(1001, 5)) && c.isAdmin(peer(5, 5, [10])))
+        #expect(!c.isAdmin(peer(1000, 27)))
         #expect(c.patternDirectories == ["/a", "/b"])
         #expect(c.gain(for: "DualSense", usbID: "054c:0ce6") == 0.25 && c.gain(for: "x", usbID: "0000:0000") == 0.5)
         let ds = DeviceProfile.named("dualsense", in: c.profiles)!

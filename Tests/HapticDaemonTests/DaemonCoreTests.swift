@@ -14,6 +14,17 @@ final class Lines: @unchecked Sendable {
     var all: [String] { lock.sync { list } }
 }
 
+/// A client outlet for tests: every event line, kept.
+struct LinesOutlet: ClientOutlet {
+    let lines: Lines
+    func event(_ line: String) { lines.append(line) }
+}
+
+/// Connects an in-process client whose events go to `events`.
+func connect(_ core: DaemonCore, _ events: Lines = Lines(), as peer: PeerCredentials? = nil) throws -> ClientID {
+    try core.connect(credentials: peer, outlet: LinesOutlet(lines: events)).get()
+}
+
 @Suite struct DaemonCoreTests {
     @Test func aPlayedPatternRunsToItsEndOnTheLoop() throws {
         let loop = RenderLoop()
@@ -21,7 +32,7 @@ final class Lines: @unchecked Sendable {
         let sink = RecordingSink()
         core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
         let events = Lines()
-        let client = core.connect(credentials: nil) { events.append($0) }!
+        let client = try connect(core, events)
         _ = core.handle(line: #"{"id":1,"cmd":"subscribe"}"#, from: client)
         let pattern = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":0.05}}]}"#
         let reply = core.handle(line: #"{"id":2,"cmd":"play","pattern":\#(pattern)}"#, from: client)
@@ -39,7 +50,7 @@ extension DaemonCoreTests {
         let core = DaemonCore(config: config, loop: loop, logger: Logger(label: "test"))
         let sink = RecordingSink()
         core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
-        let client = core.connect(credentials: nil) { _ in }!
+        let client = try connect(core)
         let reply = core.handle(line: #"{"id":2,"cmd":"play","name":"double-click"}"#, from: client)
         #expect(reply.contains("\"ok\":true"), "\(reply)")
         #expect(sink.waitFor { $0.filter { $0 == .set(.zero) }.count == 2 }, "\(sink.writes)")
@@ -51,12 +62,12 @@ extension DaemonCoreTests {
 extension DaemonCoreTests {
     @Test func finishedPlaysDoNotCountAgainstThePlayerLimit() throws {
         var config = DaemonConfig()
-        config.maxPlayersPerClient = 2
+        config.limits.maxPlayersPerClient = 2
         let loop = RenderLoop()
         let core = DaemonCore(config: config, loop: loop, logger: Logger(label: "test"))
         let sink = RecordingSink()
         core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
-        let client = core.connect(credentials: nil) { _ in }!
+        let client = try connect(core)
         let pattern = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":0.01}}]}"#
         for i in 1...5 {
             let reply = core.handle(line: #"{"id":\#(i),"cmd":"play","pattern":\#(pattern)}"#, from: client)

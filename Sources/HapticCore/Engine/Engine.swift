@@ -394,9 +394,14 @@ public final class HapticEngine {
             p.phase = .playing(time: t, offset: p.startOffset)
             p.startOffset = 0
             idleSince = nil
-        case .stop:
+        case .stop, .expire:
             let wasSounding = p.isPlaying || { if case .paused = p.phase { true } else { false } }()
             p.phase = .idle
+            if command == .expire {
+                // Everything after the limit goes: the player is done unless someone starts it anew.
+                p.pending = []
+                p.controls.removeEntries(after: t)
+            }
             if wasSounding { ended(id, .stopped, at: t) }
             removeEndedOneShots()
             return
@@ -485,15 +490,19 @@ public final class HapticEngine {
         }
     }
 
-    /// Bounds how long a player may go on sounding: it stops at `t` at the latest, and whatever it had
-    /// scheduled from then on is dropped. For players whose owner left (the daemon's orphan cap).
+    /// Bounds how long a player may go on: at `t` it stops, and whatever it had scheduled from then on
+    /// is dropped (the daemon's cap on players whose owner left). Replaces an earlier limit.
     public func limitLifetime(_ id: PlayerID, until t: Double) throws(EngineError) {
         let p = try player(id)
         guard t.isFinite else { throw .invalidValue("time must be finite") }
-        p.pending.removeAll { $0.time >= t }
-        p.controls.removeEntries(after: t)
-        insert(p, .stop, at: t)
+        p.pending.removeAll { $0.command == .expire }
+        insert(p, .expire, at: t)
         if t <= currentTime { advance(to: currentTime) }
+    }
+
+    /// Lifts a limit set by `limitLifetime` (a new owner took the player over).
+    public func clearLifetimeLimit(_ id: PlayerID) throws(EngineError) {
+        try player(id).pending.removeAll { $0.command == .expire }
     }
 
     private func schedule(_ id: PlayerID, _ command: PlayerState.Command, at time: HapticTime) throws(EngineError) {

@@ -45,6 +45,9 @@ final class PlayerState {
         case stop
         case pause
         case resume
+        /// The end of a lifetime limit (`HapticEngine.limitLifetime`): a stop that also drops what
+        /// comes after it.
+        case expire
     }
 
     struct Pending {

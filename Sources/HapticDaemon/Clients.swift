@@ -1,0 +1,139 @@
+import HapticCore
+import HapticProtocol
+
+public typealias ClientID = Int
+
+/// Where a client's events go: the socket connection (`Connection.swift`), or a test's recorder.
+/// Called from the render queue; an implementation never blocks, and may drop events for a client
+/// that does not keep up — counted, and reported to it with an `events_dropped` notice.
+public protocol ClientOutlet: Sendable {
+    func event(_ line: String)
+}
+
+/// The connected clients, who they are, what they subscribed to and which players they own.
+/// Admission applies the allow-list, the per-user limit and the global limit with its reserve for
+/// admins, so that no user can lock the others (or root) out.
+/// A value owned by `DaemonCore`, touched only on the render queue.
+struct ClientRegistry {
+    struct Client {
+        let id: ClientID
+        /// nil only when the socket could not say (never on a Unix socket).
+        let peer: PeerCredentials?
+        let isAdmin: Bool
+        let outlet: any ClientOutlet
+        var subscriptions: Set<EventName> = []
+        var players: Set<Int> = []
+    }
+
+    private(set) var byID: [ClientID: Client] = [:]
+    private var perUID: [UInt32: Int] = [:]
+    private var nextID = 1
+
+    var count: Int { byID.count }
+
+    subscript(id: ClientID) -> Client? { byID[id] }
+
+    /// Admits a new connection, or says why not (its error is the connection's last line).
+    mutating func admit(_ peer: PeerCredentials?, outlet: any ClientOutlet, config: DaemonConfig) -> Result<ClientID, ProtocolError> {
+        let limits = config.limits
+        if let peer {
+            guard config.allows(peer) else {
+                return .failure(ProtocolError(.permissionDenied, "\(peer) is not in clients.allow_uids/allow_gids"))
+            }
+        } else if !(config.allowUIDs.isEmpty && config.allowGIDs.isEmpty) {
+            return .failure(ProtocolError(.permissionDenied, "the peer's credentials are unknown and an allow-list is configured"))
+        }
+        let admin = peer.map(config.isAdmin) ?? false
+        if let uid = peer?.uid, let n = perUID[uid], n >= limits.maxClientsPerUID {
+            return .failure(ProtocolError(.limitExceeded, "user \(uid) already has \(n) connections (limits.max_clients_per_uid)"))
+        }
+        let ceiling = limits.maxClients + (admin ? limits.adminReservedClients : 0)
+        guard byID.count < ceiling else {
+            return .failure(ProtocolError(.limitExceeded, "too many clients: \(byID.count) connected (limits.max_clients)"))
+        }
+        let id = nextID
+        nextID += 1
+        byID[id] = Client(id: id, peer: peer, isAdmin: admin, outlet: outlet)
+        if let uid = peer?.uid { perUID[uid, default: 0] += 1 }
+        return .success(id)
+    }
+
+    mutating func remove(_ id: ClientID) -> Client? {
+        guard let c = byID.removeValue(forKey: id) else { return nil }
+        if let uid = c.peer?.uid {
+            perUID[uid]! -= 1
+            if perUID[uid] == 0 { perUID[uid] = nil }
+        }
+        return c
+    }
+
+    func connections(uid: UInt32) -> Int { perUID[uid] ?? 0 }
+
+    mutating func setSubscriptions(_ names: Set<EventName>, of id: ClientID) { byID[id]?.subscriptions = names }
+    mutating func addPlayer(_ player: Int, to id: ClientID) { byID[id]?.players.insert(player) }
+    mutating func removePlayer(_ player: Int, from id: ClientID) { byID[id]?.players.remove(player) }
+}
+
+/// Every player the daemon holds, by its daemon-wide number: which pad and engine player it is, who
+/// owns it (nil: its connection closed and it plays on, an orphan), and the owner's user, whom it
+/// counts against even as an orphan. A value owned by `DaemonCore`, touched only on the render queue.
+struct PlayerRegistry {
+    struct Record {
+        let pad: PadID
+        let local: PlayerID
+        var owner: ClientID?
+        let ownerUID: UInt32?
+        /// Made by `play`: gone when it ends.
+        let oneShot: Bool
+    }
+
+    private(set) var byID: [Int: Record] = [:]
+    private var byLocal: [PadID: [PlayerID: Int]] = [:]
+    private var perUID: [UInt32: Int] = [:]
+    /// Numbers of players an engine reset invalidated, so that their use gets a precise error.
+    private var invalidated: Set<Int> = []
+    private var nextID = 1
+
+    var count: Int { byID.count }
+    subscript(id: Int) -> Record? { byID[id] }
+    func count(uid: UInt32) -> Int { perUID[uid] ?? 0 }
+    func find(pad: PadID, local: PlayerID) -> Int? { byLocal[pad]?[local] }
+    func isInvalidated(_ id: Int) -> Bool { invalidated.contains(id) }
+
+    mutating func add(pad: PadID, local: PlayerID, owner: ClientID, ownerUID: UInt32?, oneShot: Bool) -> Int {
+        let id = nextID
+        nextID += 1
+        byID[id] = Record(pad: pad, local: local, owner: owner, ownerUID: ownerUID, oneShot: oneShot)
+        byLocal[pad, default: [:]][local] = id
+        if let ownerUID { perUID[ownerUID, default: 0] += 1 }
+        return id
+    }
+
+    @discardableResult
+    mutating func remove(_ id: Int) -> Record? {
+        guard let rec = byID.removeValue(forKey: id) else { return nil }
+        byLocal[rec.pad]?[rec.local] = nil
+        if let uid = rec.ownerUID {
+            perUID[uid]! -= 1
+            if perUID[uid] == 0 { perUID[uid] = nil }
+        }
+        return rec
+    }
+
+    mutating func setOwner(_ owner: ClientID?, of id: Int) { byID[id]?.owner = owner }
+
+    /// Removes every player of a pad whose engine was reset, remembering their numbers.
+    mutating func invalidate(pad: PadID) -> [(Int, Record)] {
+        let gone = byID.filter { $0.value.pad == pad }.sorted { $0.key < $1.key }
+        for (id, _) in gone {
+            remove(id)
+            invalidated.insert(id)
+        }
+        // Remembered only for the error message; the oldest are forgotten first.
+        if invalidated.count > 4096 { invalidated = Set(invalidated.sorted().suffix(2048)) }
+        return gone
+    }
+
+    /// The players of a user: every connection of theirs, and their orphans.
+    func ids(uid: UInt32) -> [Int] { byID.filter { $0.value.ownerUID == uid }.keys.sorted() }
+}

@@ -1,0 +1,303 @@
+import Glibc
+import HapticCore
+import HapticProtocol
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The daemon's output to one connection: replies, and events that may be dropped.
+///
+/// Events come from the render queue, replies from the connection's event loop; both are counted as
+/// pending until NIO has handed them to the kernel. An event that would take the pending bytes over
+/// `limits.output_buffer_bytes` is dropped and counted, and once the client has caught up (below half
+/// the bound) it gets `{"event":"events_dropped","count":N}`: a subscriber that does not read costs a
+/// bounded buffer, never memory without end.
+final class ChannelOutlet: ClientOutlet {
+    // Sendable: `channel` is Sendable and thread-safe to write to; the mutable state is behind a lock.
+    let channel: any Channel
+    let bound: Int
+    private struct State {
+        var pending = 0
+        var dropped = 0
+    }
+    private let state = NIOLockedValueBox(State())
+
+    init(channel: any Channel, bound: Int) {
+        self.channel = channel
+        self.bound = bound
+    }
+
+    var pendingBytes: Int { state.withLockedValue { $0.pending } }
+    var droppedEvents: Int { state.withLockedValue { $0.dropped } }
+
+    func event(_ line: String) {
+        let n = line.utf8.count + 1
+        let accepted = state.withLockedValue { s -> Bool in
+            guard s.pending + n <= bound else {
+                s.dropped += 1
+                return false
+            }
+            s.pending += n
+            return true
+        }
+        if accepted { write(line, n) }
+    }
+
+    /// A reply, always sent: the connection reads no further requests while its output is over the
+    /// bound, so replies cannot pile up.
+    func reply(_ line: String) {
+        let n = line.utf8.count + 1
+        state.withLockedValue { $0.pending += n }
+        write(line, n)
+    }
+
+    private func write(_ line: String, _ n: Int) {
+        var buffer = channel.allocator.buffer(capacity: n)
+        buffer.writeString(line)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { [self] _ in written(n) }
+        channel.writeAndFlush(buffer, promise: promise)
+    }
+
+    private func written(_ n: Int) {
+        let notice: Int? = state.withLockedValue { s in
+            s.pending -= n
+            guard s.dropped > 0, s.pending <= bound / 2 else { return nil }
+            defer { s.dropped = 0 }
+            return s.dropped
+        }
+        if let notice { reply(Reply.eventsDropped(notice)) }
+    }
+}
+
+/// One connection, on its event loop: admits the client, frames its lines, answers them in order,
+/// and keeps the daemon fair and bounded.
+///
+/// - **Backpressure.** Requests are read only while the connection's unsent output is under
+///   `limits.output_buffer_bytes` (NIO's write-buffer watermark): a client that sends without reading
+///   stops being read, and one that stays over the bound for `limits.output_stall_timeout` is closed
+///   with a last error line.
+/// - **Fairness.** At most `linesPerTurn` requests are answered per turn of the event loop before the
+///   others' get theirs; no more is read while answered lines are waiting.
+/// - **Framing** is linear in the bytes received (`LineFramer`).
+final class ConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    static let linesPerTurn = 8
+
+    let core: DaemonCore
+    let logger: Logger
+    let limits: DaemonConfig.Limits
+    private var framer: LineFramer
+    private var client: ClientID?
+    private var outlet: ChannelOutlet?
+    /// The channel asked to read while we were behind: read once caught up.
+    private var readHeld = false
+    /// Lines are waiting to be answered (the last turn ran out of budget or output room).
+    private var backlog = false
+    private var drainScheduled = false
+    private var inputClosed = false
+    private var closing = false
+    private var stall: Scheduled<Void>?
+
+    init(core: DaemonCore, logger: Logger, limits: DaemonConfig.Limits) {
+        self.core = core
+        self.logger = logger
+        self.limits = limits
+        framer = LineFramer(maximum: limits.maxLineBytes)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let credentials = Self.peerCredentials(channel)
+        let outlet = ChannelOutlet(channel: channel, bound: limits.outputBufferBytes)
+        self.outlet = outlet
+        switch core.connect(credentials: credentials, outlet: outlet) {
+        case .success(let id):
+            client = id
+            logger.info("client \(id) connected (\(credentials.map(\.description) ?? "credentials unknown"))")
+            context.fireChannelActive()
+        case .failure(let error):
+            // Refused (not allowed, or over a connection limit): one error line, then closed at once.
+            logger.warning("refusing a client (\(credentials.map(\.description) ?? "unknown peer")): \(error.message)")
+            close(context, lastLine: Reply.error(.null, error))
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard client != nil, !closing else { return }
+        var bytes = unwrapInboundIn(data)
+        framer.append(&bytes)
+        drain(context)
+    }
+
+    /// Reads are held while answered lines wait or output is over its bound: that is the backpressure.
+    func read(context: ChannelHandlerContext) {
+        if backlog || !context.channel.isWritable || closing {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stall?.cancel()
+            stall = nil
+            drain(context)
+        } else if stall == nil {
+            let timeout = limits.outputStallTimeout
+            stall = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(saturating: timeout * 1e9))) { [self] in
+                stall = nil
+                logger.warning("client \(client.map(String.init) ?? "?"): closed, its unread output stayed over limits.output_buffer_bytes for \(timeout) s")
+                close(context, lastLine: Reply.error(.null, ProtocolError(
+                    .limitExceeded, "closing: this connection does not read its replies (limits.output_buffer_bytes, limits.output_stall_timeout)")))
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Answers waiting lines, a bounded number per turn, while output has room.
+    private func drain(_ context: ChannelHandlerContext) {
+        guard let client, let outlet, !closing else { return }
+        var budget = Self.linesPerTurn
+        backlog = false
+        while true {
+            guard context.channel.isWritable else {
+                backlog = true
+                return  // resumed by channelWritabilityChanged
+            }
+            guard budget > 0 else {
+                backlog = true
+                if !drainScheduled {
+                    drainScheduled = true
+                    context.eventLoop.execute { [self] in
+                        drainScheduled = false
+                        drain(context)
+                    }
+                }
+                return
+            }
+            guard let item = framer.next() else { break }
+            budget -= 1
+            answer(item, client, outlet)
+        }
+        if inputClosed {
+            if let last = framer.finish() { answer(last, client, outlet) }
+            closeWhenFlushed(context)
+        } else if readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    private func answer(_ item: InboundLine, _ client: ClientID, _ outlet: ChannelOutlet) {
+        switch item {
+        case .line(let line):
+            outlet.reply(core.handle(line: line, from: client))
+        case .tooLong:
+            outlet.reply(Reply.error(.null, ProtocolError(
+                .limitExceeded, "request line longer than \(limits.maxLineBytes) bytes (limits.max_line_bytes)")))
+        }
+    }
+
+    /// The client finished sending (e.g. `socat` after its input ended): answer what is pending, write
+    /// it, then close. Its one-shot plays go on (see `DaemonCore.disconnect`).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let e = event as? ChannelEvent, e == .inputClosed {
+            inputClosed = true
+            if !backlog { drain(context) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func closeWhenFlushed(_ context: ChannelHandlerContext) {
+        guard !closing else { return }
+        closing = true
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    private func close(_ context: ChannelHandlerContext, lastLine: String) {
+        guard !closing else { return }
+        closing = true
+        var buffer = context.channel.allocator.buffer(capacity: lastLine.utf8.count + 1)
+        buffer.writeString(lastLine)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        let channel = context.channel
+        // Written straight to the socket: a client that is not reading must not hold the close up.
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        channel.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stall?.cancel()
+        stall = nil
+        if let client {
+            core.disconnect(client)
+            logger.info("client \(client) disconnected")
+        }
+        client = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("client \(client.map(String.init) ?? "?"): \(error)")
+        context.close(promise: nil)
+    }
+
+    // MARK: credentials
+
+    /// `struct ucred` (pid, uid, gid: three 32-bit fields), which glibc declares only under
+    /// _GNU_SOURCE and so Swift does not import.
+    struct UCred: Sendable {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+    }
+
+    /// SO_PEERCRED, and the supplementary groups from SO_PEERGROUPS (Linux ≥ 4.13), read on the
+    /// channel's own event loop (so the futures are already fulfilled).
+    static func peerCredentials(_ channel: any Channel) -> PeerCredentials? {
+        guard let provider = channel as? SocketOptionProvider else { return nil }
+        let cred: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(level: .socket, name: .init(rawValue: SO_PEERCRED))
+        let box = NIOLockedValueBox<UCred?>(nil)
+        cred.whenSuccess { c in box.withLockedValue { $0 = c } }
+        guard let c = box.withLockedValue({ $0 }) else { return nil }
+        return PeerCredentials(pid: c.pid, uid: c.uid, gid: c.gid, groups: peerGroups(provider))
+    }
+
+    /// Up to 64 supplementary groups. NIO hands the option's buffer back zero-filled and without its
+    /// length; the kernel keeps group lists sorted, so the groups are the non-zero prefix (with gid 0
+    /// first when the peer is in it and in others). More than 64 groups (ERANGE): none are read, and
+    /// only the primary group counts — the allow and admin lists then fail closed.
+    static func peerGroups(_ provider: any SocketOptionProvider) -> [UInt32] {
+        let future: EventLoopFuture<SIMD64<UInt32>> = provider.unsafeGetSocketOption(level: .socket, name: .init(rawValue: SO_PEERGROUPS))
+        let box = NIOLockedValueBox<SIMD64<UInt32>?>(nil)
+        future.whenSuccess { g in box.withLockedValue { $0 = g } }
+        guard let raw = box.withLockedValue({ $0 }) else { return [] }
+        var groups: [UInt32] = []
+        for i in 0..<64 {
+            let g = raw[i]
+            if g == 0 && i > 0 { break }
+            groups.append(g)
+        }
+        // A lone 0 is either "in group 0 only" or "no groups": read as none (fail closed).
+        if groups == [0] { return [] }
+        return groups
+    }
+}
+
+extension Reply {
+    /// The notice a client gets once it catches up after events were dropped for it.
+    static func eventsDropped(_ count: Int) -> String {
+        JSONWriter.write(.object(JSONObject(["event": .string("events_dropped"), "count": .number(Double(count))])))
+    }
+}
