@@ -50,7 +50,7 @@ struct When: ParsableArguments {
 
 func num(_ o: JSONObject, _ key: String) -> Double? { if case .number(let x)? = o[key] { x } else { nil } }
 func str(_ o: JSONObject, _ key: String) -> String? { if case .string(let s)? = o[key] { s } else { nil } }
-func int(_ o: JSONObject, _ key: String) -> String { num(o, key).map { String(Int($0)) } ?? "?" }
+func int(_ o: JSONObject, _ key: String) -> String { num(o, key).map { String(Int(saturating: $0)) } ?? "?" }
 
 func playerLine(_ r: JSONObject) -> String {
     "player \(int(r, "player")) on device \(int(r, "device")): \(str(r, "state") ?? "?"), offset \(Format.fixed(num(r, "offset") ?? 0, 3)) of \(Format.fixed(num(r, "duration") ?? 0, 3)) s"
@@ -225,13 +225,16 @@ struct Start: ParsableCommand {
 }
 
 struct Stop: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop a player, or with no --player every player on every pad (stop_all).")
-    @Option(help: "Player number; omit to stop everything.") var player: Int?
+    static let configuration = CommandConfiguration(
+        abstract: "Stop a player, or with no --player your players on all your connections (stop_all; as root or an admin: everyone's).")
+    @Option(help: "Player number; omit to stop all of yours (everyone's, as root or an admin).") var player: Int?
     @OptionGroup var when: When
     @OptionGroup var connection: Connection
     func run() throws {
         guard let player else {
-            try connection.run("stop_all") { r in "stopped \(int(r, "stopped")) player(s)" }
+            try connection.run("stop_all") { r in
+                "stopped \(int(r, "stopped")) player(s)" + (str(r, "scope") == "user" ? " of your user" : " of every user")
+            }
             return
         }
         var body = JSONObject(["player": .number(Double(player))])
