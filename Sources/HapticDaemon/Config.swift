@@ -30,6 +30,8 @@ public struct DaemonConfig: Equatable, Sendable {
     public var socketMode: UInt32 = 0o660
     /// Group that owns the socket; nil leaves it as created.
     public var socketGroup: String?
+    /// `event`: wake only when an output can change (default); `fixed`: tick every `tickPeriod`.
+    public var renderMode = RenderMode.event
     public var tickPeriod = 0.004
     /// Seconds of idleness before a pad's engine shuts down (restarting on demand); 0 turns it off.
     public var idleShutdown = 0.0

@@ -74,7 +74,14 @@ struct ConfigReader {
         }
         if let v = top["render"] {
             let r = try table(v, "render")
-            try checkKeys(r, "render", ["tick_period"])
+            try checkKeys(r, "render", ["mode", "tick_period"])
+            if let m = r["mode"] {
+                let name = try string(m, "render.mode")
+                guard let mode = RenderMode(rawValue: name) else {
+                    throw ConfigError("render.mode", "expected \"event\" or \"fixed\", found \"\(name)\"")
+                }
+                c.renderMode = mode
+            }
             if let t = r["tick_period"] { c.tickPeriod = try number(t, "render.tick_period", 0.001...0.1) }
         }
         if let v = top["engine"] {

@@ -151,7 +151,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             drain(context)
         } else if stall == nil {
             let timeout = limits.outputStallTimeout
-            stall = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(saturating: timeout * 1e9))) { [self] in
+            stall = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(saturating: timeout * 1e9))) { [self] in
                 stall = nil
                 logger.warning("client \(client.map(String.init) ?? "?"): closed, its unread output stayed over limits.output_buffer_bytes for \(timeout) s")
                 close(context, lastLine: Reply.error(.null, ProtocolError(
@@ -175,7 +175,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 backlog = true
                 if !drainScheduled {
                     drainScheduled = true
-                    context.eventLoop.execute { [self] in
+                    context.eventLoop.assumeIsolated().execute { [self] in
                         drainScheduled = false
                         drain(context)
                     }

@@ -17,22 +17,34 @@ public enum LoopEvent: Equatable, Sendable {
     case wrote(pad: PadID, time: Double, value: MotorMagnitudes)
 }
 
+/// How the render loop decides when to run.
+public enum RenderMode: String, Sendable, CaseIterable {
+    /// Wake only when some pad's output can change: at the next breakpoint of any player (an event
+    /// starting, an envelope phase or pulse ending, a parameter, a command), and while a ramp plays,
+    /// when the pad can take a value that differs. Nothing changes: no wakeup. (The default.)
+    case event
+    /// The reference it is measured against: tick every `period` while anything plays.
+    case fixed
+}
+
 /// The real-time heart of the daemon: one serial queue owns every pad's engine, pipeline and sink;
-/// a `DispatchSourceTimer` on absolute deadlines renders, mixes, paces and writes them.
+/// one `DispatchSourceTimer` on absolute deadlines renders, mixes, paces and writes them.
 ///
-/// - While anything plays or a pacer has output pending, the timer fires every `period` seconds at
-///   `start + k·period`: absolute deadlines on a fixed grid, no drift; a late tick does not shift
-///   the ones after it, and missed ticks are not replayed.
-/// - Otherwise it is armed only for the next scheduled command, idle shutdown or refresh, and when
-///   there is none it is disarmed: zero wakeups while idle.
-/// - A command that starts something renders and writes the first frame at once, without waiting for
-///   the next tick.
+/// - `event` mode (default): the timer is armed one-shot for the earliest time any pad's output can
+///   change (`PadPipeline.nextWakeup(now:)`), so an event starts at its own time — its error is only
+///   the timer's lateness — and a constant rumble costs no wakeups at all between its changes.
+/// - `fixed` mode: while anything plays or a pacer has output pending, the timer fires every `period`
+///   seconds at `start + k·period` (absolute deadlines on a fixed grid, no drift; missed ticks are
+///   not replayed); otherwise it is armed for the next scheduled command, idle shutdown or refresh.
+/// - In both, nothing to do means the timer is disarmed: zero wakeups while idle, and a command that
+///   starts something renders and writes the first frame at once.
 public final class RenderLoop: @unchecked Sendable {
     // @unchecked Sendable: every stored property below `queue` is read and written only on `queue`
     // (entry points hop onto it with `queue.sync`/`queue.async`); what crosses in or out is Sendable.
     public let queue: DispatchQueue
     public let clock: MonotonicClock
-    /// Tick period in seconds (default 4 ms).
+    public let mode: RenderMode
+    /// Tick period in seconds in `fixed` mode (default 4 ms).
     public let period: Double
 
     private final class Pad {
@@ -61,8 +73,11 @@ public final class RenderLoop: @unchecked Sendable {
     /// Hook for measuring each tick's render+mix+pace+write cost and lateness (benchmark).
     public var tickObserver: (@Sendable (_ lateness: Double, _ cost: Double) -> Void)?
 
-    public init(period: Double = 0.004, label: String = "hapticd.render", clock: MonotonicClock = MonotonicClock()) {
+    public init(
+        mode: RenderMode = .event, period: Double = 0.004, label: String = "hapticd.render", clock: MonotonicClock = MonotonicClock()
+    ) {
         precondition(period > 0 && period.isFinite)
+        self.mode = mode
         self.period = period
         self.clock = clock
         queue = DispatchQueue(label: label, qos: .userInteractive)
@@ -106,7 +121,7 @@ public final class RenderLoop: @unchecked Sendable {
             pad.sink = nil
             pad.pipeline.engine.deviceDisconnected()
             pad.pipeline.resetOutput()
-            rearm()
+            rearm(renderedAt: clock.now)
         }
     }
 
@@ -128,7 +143,7 @@ public final class RenderLoop: @unchecked Sendable {
             guard let pad = pads.removeValue(forKey: id) else { return }
             pad.pipeline.engine.destroy()
             pad.sink?.release()
-            rearm()
+            rearm(renderedAt: clock.now)
         }
     }
 
@@ -181,7 +196,7 @@ public final class RenderLoop: @unchecked Sendable {
             if ticking {
                 let now = clock.now
                 for (id, pad) in order { tick(id, pad, now: now) }
-                rearm()
+                rearm(renderedAt: now)
             }
             return result
         }
@@ -195,8 +210,10 @@ public final class RenderLoop: @unchecked Sendable {
         }
     }
 
-    /// Whether the timer is ticking periodically (something plays or waits for a pad).
+    /// `fixed` mode: whether the timer is ticking periodically (something plays or waits for a pad).
     public var isTicking: Bool { queue.sync { ticking } }
+    /// The absolute time (uptime seconds) the timer is armed for, if it is.
+    public var armedTime: Double? { queue.sync { armedDeadline.map { Double($0) / 1e9 } } }
     /// Whether the timer is armed at all.
     public var isArmed: Bool { queue.sync { armedDeadline != nil } }
 
@@ -207,7 +224,7 @@ public final class RenderLoop: @unchecked Sendable {
     }
 
     private func tick(_ id: PadID, _ pad: Pad, now: Double) {
-        guard let write = pad.pipeline.tick() else { return }
+        guard let write = pad.pipeline.tick(sampleBefore: mode == .event) else { return }
         guard let sink = pad.sink else { return }
         do {
             try sink.apply(write)
@@ -231,26 +248,49 @@ public final class RenderLoop: @unchecked Sendable {
         // The deadline this firing was for: while ticking, the grid point the repeating timer reached
         // (it reports how many periods elapsed, missed ones included); otherwise the one-shot's.
         let deadline: UInt64?
-        if ticking {
+        if ticking && mode == .fixed {
             tickIndex += max(1, UInt64(timer.data))
             deadline = tickBase + tickIndex * MonotonicClock.nanoseconds(period)
         } else {
             deadline = armedDeadline
+            // A one-shot is spent once it fired: whatever comes next must be armed again, even for
+            // the same deadline (a timer that fired a hair early would otherwise never fire again).
+            armedDeadline = nil
         }
         let lateness = deadline.map { Double(Int64(startNs) - Int64($0)) / 1e9 } ?? 0
         let now = Double(startNs) / 1e9
         for (id, pad) in order { tick(id, pad, now: now) }
-        rearm()
+        rearm(renderedAt: now)
         if let observer = tickObserver {
             observer(lateness, Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9)
         }
     }
 
-    /// Chooses the timer's mode. While anything plays or waits for a pad: one repeating timer on the
-    /// grid `tickBase + k·period` (libdispatch keeps repeats on the original grid: no drift; it is set
+    /// Arms the timer for what comes next. `event`: a one-shot for the earliest wakeup any pad asks
+    /// for (1 µs past it, so that rounding never wakes the loop just before a breakpoint), or nothing.
+    /// `fixed`: see `rearmFixed`.
+    ///
+    /// `now` is the time the pads were just rendered at, not a later reading of the clock: the
+    /// engines' state is that of `now`, and a breakpoint between the two must not be skipped.
+    private func rearm(renderedAt now: Double) {
+        guard mode == .event else { return rearmFixed() }
+        var next: Double?
+        for (_, pad) in order {
+            if let w = pad.pipeline.nextWakeup(now: now) { next = min(next ?? w, w) }
+        }
+        if let next {
+            arm(max(MonotonicClock.nanoseconds(next) &+ 1_000, DispatchTime.now().uptimeNanoseconds))
+        } else if armedDeadline != nil {
+            timer.schedule(deadline: .distantFuture)
+            armedDeadline = nil
+        }
+    }
+
+    /// While anything plays or waits for a pad: one repeating timer on the grid
+    /// `tickBase + k·period` (libdispatch keeps repeats on the original grid: no drift; it is set
     /// once, not per tick, which is what keeps a tick cheap). Otherwise a one-shot for the earliest
     /// wakeup any pad asks for, or nothing at all.
-    private func rearm() {
+    private func rearmFixed() {
         if order.contains(where: { $0.1.pipeline.needsTicks }) {
             if !ticking {
                 ticking = true

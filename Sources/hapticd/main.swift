@@ -48,7 +48,7 @@ struct Hapticd: AsyncParsableCommand {
         let logger = Logger(label: "hapticd")
         let settings = try loadConfig()
 
-        let loop = RenderLoop(period: settings.tickPeriod)
+        let loop = RenderLoop(mode: settings.renderMode, period: settings.tickPeriod)
         let traceWriter = try trace.map { path in try TraceWriter(path: path) }
         let core = DaemonCore(config: settings, loop: loop, logger: logger, trace: traceWriter)
         nonisolated(unsafe) var devices: DeviceManager?  // set once before the service starts
@@ -155,7 +155,7 @@ if let i = arguments.firstIndex(of: "--simulate"), i + 1 == arguments.count || a
 }
 do {
     var command = try Hapticd.parseAsRoot(arguments)
-    if var daemon = command as? Hapticd {
+    if let daemon = command as? Hapticd {
         try await daemon.serve()
     } else {
         try command.run()  // --help, --version

@@ -51,20 +51,29 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         #expect(loop.wakeups == 0)
     }
 
-    @Test func playNowWritesTheFirstFrameBeforeTheNextTick() throws {
-        let loop = RenderLoop(period: 10)  // a tick period far beyond the test: only the command writes
+    @Test(arguments: RenderMode.allCases)
+    func playNowWritesTheFirstFrameBeforeTheNextTick(mode: RenderMode) throws {
+        let loop = RenderLoop(mode: mode, period: 10)  // a tick period far beyond the test: only the command writes
         let sink = RecordingSink()
         loop.addPad(0, sink: sink, profile: .generic)
-        try loop.withPad(0) { engine, _ in
+        let start = try loop.withPad(0) { engine, _ in
             try engine.start(engine.makePlayer(pattern(duration: 5)))
-        }
+            return engine.currentTime
+        }!
         #expect(sink.writes == [.set(MotorMagnitudes(strong: 65535, weak: 0))])
         #expect(loop.wakeups == 0)
-        #expect(loop.isTicking)
+        if mode == .fixed {
+            #expect(loop.isTicking)
+        } else {
+            // A constant rumble: the next wakeup is its end, five seconds away.
+            #expect(!loop.isTicking)
+            #expect(abs((loop.armedTime ?? 0) - (start + 5)) < 0.001, "armed for \(String(describing: loop.armedTime)), started \(start)")
+        }
     }
 
-    @Test func playsThroughAndDisarmsWhenDone() throws {
-        let loop = RenderLoop(period: 0.004)
+    @Test(arguments: RenderMode.allCases)
+    func playsThroughAndDisarmsWhenDone(mode: RenderMode) throws {
+        let loop = RenderLoop(mode: mode, period: 0.004)
         let sink = RecordingSink()
         let events = EventLog()
         loop.setEventHandler { events.append($0) }
@@ -83,8 +92,9 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         #expect(events.all.contains { if case .wrote(pad: 3, _, _) = $0 { true } else { false } })
     }
 
-    @Test func aScheduledStartArmsOneWakeupNotATick() throws {
-        let loop = RenderLoop(period: 0.004)
+    @Test(arguments: RenderMode.allCases)
+    func aScheduledStartArmsOneWakeupNotATick(mode: RenderMode) throws {
+        let loop = RenderLoop(mode: mode, period: 0.004)
         let sink = RecordingSink()
         loop.addPad(0, sink: sink, profile: .generic)
         try loop.withPad(0) { engine, _ in
@@ -96,8 +106,9 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         #expect(sink.waitFor { $0.count >= 2 && $0.last == .set(.zero) })
     }
 
-    @Test func anUnplugMidRumbleStopsTheEngineWithTheDisconnectReason() throws {
-        let loop = RenderLoop(period: 0.004)
+    @Test(arguments: RenderMode.allCases)
+    func anUnplugMidRumbleStopsTheEngineWithTheDisconnectReason(mode: RenderMode) throws {
+        let loop = RenderLoop(mode: mode, period: 0.004)
         let sink = RecordingSink()
         let events = EventLog()
         loop.setEventHandler { events.append($0) }
@@ -116,6 +127,18 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         #expect(events.all.contains(.engineStopped(pad: 1, reason: .gameControllerDisconnect)))
         #expect(events.all.contains(.deviceError(pad: 1, message: "/dev/input/event9: upload effect failed: the device is gone (unplugged)", disconnected: true)))
         #expect(sink.released)
+        #expect(!loop.isArmed)
+    }
+
+    /// Event-driven: a rumble that does not change costs no wakeups between its start and its end.
+    @Test func aConstantRumbleWakesTheLoopOnlyAtItsEnd() throws {
+        let loop = RenderLoop(mode: .event)
+        let sink = RecordingSink()
+        loop.addPad(0, sink: sink, profile: .generic)
+        try loop.withPad(0) { engine, _ in try engine.start(engine.makePlayer(pattern(duration: 0.3, intensity: 0.7))) }
+        #expect(sink.waitFor { $0.last == .set(.zero) })
+        #expect(sink.writes.count == 2)
+        #expect(loop.wakeups <= 2, "\(loop.wakeups) wakeups for two writes")
         #expect(!loop.isArmed)
     }
 

@@ -341,6 +341,27 @@ public final class HapticEngine {
         return next
     }
 
+    /// When the engine's output can next change by itself, seen at `t` (normally its clock's time,
+    /// right after `render()`): the earliest due command, player breakpoint or idle shutdown, and
+    /// whether anything is ramping. Nothing changes before `time` except as `ramping` says.
+    public func nextChange(at t: Double) -> NextChange {
+        guard isRunning else { return .never }
+        var result = NextChange.never
+        for p in order { result.merge(p.nextChange(at: t)) }
+        if isAutoShutdownEnabled, let since = idleSince { result.merge(time: since + idleTimeout) }
+        if isMutedForHaptics { result.ramping = false }
+        return result
+    }
+
+    /// The mixed, unquantized output at `t` as it will be if no command or breakpoint comes first:
+    /// a pure look ahead, changing nothing (for `t` before `nextChange(at:).time`).
+    public func peek(at t: Double) -> MotorMagnitudes {
+        guard isRunning, !isMutedForHaptics else { return .zero }
+        var mix = MotorMagnitudes.zero
+        for p in order where p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: t)) }
+        return mix
+    }
+
     /// Advances to the clock's time and returns the mixed, unquantized output of every playing,
     /// unmuted player (summed per motor, clamped). Zero while muted or stopped.
     public func render() -> MotorMagnitudes {

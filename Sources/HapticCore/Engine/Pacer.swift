@@ -30,8 +30,7 @@ public struct Pacer: Sendable {
     /// (a transient it has not felt yet), otherwise the latest value (so falls and stops are not
     /// delayed by a window).
     public mutating func offer(_ value: MotorMagnitudes, at now: Double) -> Write? {
-        let q = MotorMagnitudes(
-            strong: profile.quantization.apply(value.strong), weak: profile.quantization.apply(value.weak))
+        let q = quantized(value)
         latest = q
         let peak = windowPeak?.peak(with: q) ?? q
         guard canWrite(at: now) else {
@@ -52,6 +51,26 @@ public struct Pacer: Sendable {
             return .refresh(written)
         }
         return nil
+    }
+
+    /// Takes `value` into the peak of the current window without writing, when a write must wait at
+    /// `now` (it went by while the pad could not be given anything). The event-driven loop offers the
+    /// output just before a breakpoint this way: a dense tick would have offered it.
+    public mutating func hold(_ value: MotorMagnitudes, at now: Double) {
+        guard !canWrite(at: now) else { return }
+        let q = quantized(value)
+        windowPeak = windowPeak?.peak(with: q) ?? q
+    }
+
+    /// What the pad will really play of `value` (the profile's quantization).
+    public func quantized(_ value: MotorMagnitudes) -> MotorMagnitudes {
+        MotorMagnitudes(strong: profile.quantization.apply(value.strong), weak: profile.quantization.apply(value.weak))
+    }
+
+    /// The earliest time from `now` on at which a write is allowed.
+    public func nextWriteTime(from now: Double) -> Double {
+        guard let last = lastWriteTime else { return now }
+        return max(now, last + profile.minimumUpdateInterval - 1e-6)
     }
 
     /// Forgets the pad's state (after a reconnect the pad starts from zero).

@@ -14,19 +14,73 @@ public final class PadPipeline {
         self.pacer = Pacer(profile: engine.profile)
     }
 
+    /// Look-ahead steps at most per `nextWakeup(now:)` while ramping (bounds its cost).
+    public static let maximumLookahead = 64
+    /// How finely the moment a ramp's value changes is found.
+    public static let rampResolution = 0.0005
+
     /// Renders the engine at its clock's time and returns what the pad should be given now.
-    public func tick() -> Pacer.Write? {
-        var m = engine.render()
-        if gain < 1 {
-            m = MotorMagnitudes(strong: UInt16(Double(m.strong) * gain), weak: UInt16(Double(m.weak) * gain))
-        }
-        return pacer.offer(m, at: engine.currentTime)
+    ///
+    /// `sampleBefore` (event-driven loop): the output just before now — the end of a ramp the loop
+    /// slept through up to a breakpoint — goes into the pacer's peak hold too, as a dense tick would
+    /// have offered it while a write had to wait.
+    public func tick(sampleBefore: Bool = false) -> Pacer.Write? {
+        let now = engine.currentTime
+        if sampleBefore { pacer.hold(scaled(engine.peek(at: now - 1e-6)), at: now) }
+        return pacer.offer(scaled(engine.render()), at: now)
     }
 
-    /// Whether the loop must keep ticking: something plays, or output waits for the pad.
+    func scaled(_ m: MotorMagnitudes) -> MotorMagnitudes {
+        guard gain < 1 else { return m }
+        return MotorMagnitudes(strong: UInt16(Double(m.strong) * gain), weak: UInt16(Double(m.weak) * gain))
+    }
+
+    /// Event-driven: when the loop must next run for this pad, seen right after a `tick()` at `now`.
+    /// The engine's next breakpoint, the pacer's next deadline (output waiting for the interval, a
+    /// refresh), and — while a ramp plays — the first time the pad can take a value that differs
+    /// from what it has. nil: not until a command arrives.
+    public func nextWakeup(now: Double) -> Double? {
+        let change = engine.nextChange(at: now)
+        var wake = change.time
+        if let d = pacer.nextDeadline { wake = min(wake, max(d, now)) }
+        if change.ramping, let step = nextRampStep(now: now, before: wake) { wake = min(wake, step) }
+        return wake.isFinite ? wake : nil
+    }
+
+    /// While a ramp plays, the first time before `limit` at which the pad can be given a value that
+    /// differs from what it has: looked for at the pad's update interval from its next write
+    /// opportunity, then narrowed by bisection. Nil when nothing differs before `limit`; after
+    /// `maximumLookahead` steps without a difference, the last step (to look again from there).
+    func nextRampStep(now: Double, before limit: Double) -> Double? {
+        let interval = max(pacer.profile.minimumUpdateInterval, Self.rampResolution)
+        let ready = pacer.nextWriteTime(from: now)
+        let have = pacer.written
+        func differs(_ t: Double) -> Bool { pacer.quantized(scaled(engine.peek(at: t))) != have }
+        var previous = now
+        var t = ready > now ? ready : now + interval
+        for _ in 0..<Self.maximumLookahead {
+            guard t < limit else { return nil }
+            if differs(t) {
+                var lo = max(previous, ready)
+                var hi = t
+                while hi - lo > Self.rampResolution {
+                    let mid = (lo + hi) / 2
+                    if differs(mid) { hi = mid } else { lo = mid }
+                }
+                return hi
+            }
+            previous = t
+            t += interval
+        }
+        return t
+    }
+
+    /// Fixed tick (the reference mode): whether the loop must keep ticking — something plays, or
+    /// output waits for the pad.
     public var needsTicks: Bool { engine.isPlaying || pacer.hasPendingOutput }
 
-    /// While not ticking: when to wake up next (a scheduled command, the idle shutdown, a refresh).
+    /// Fixed tick, while not ticking: when to wake up next (a scheduled command, the idle shutdown, a
+    /// refresh).
     public var nextWakeup: Double? {
         switch (engine.nextWakeup, pacer.nextDeadline) {
         case (let a?, let b?): min(a, b)

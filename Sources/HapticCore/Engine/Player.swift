@@ -146,6 +146,33 @@ final class PlayerState {
             isMuted: isMuted, loopEnabled: loopEnabled, loopEnd: loopEnd, rate: rate)
     }
 
+    /// When this player's output can next change, on the engine clock, seen at `t`: a due command, a
+    /// parameter or curve sent to it, or — while playing — the pattern's next breakpoint at this
+    /// rate, a loop's wrap, or the pattern's end. Between these the output is constant or, when
+    /// `ramping`, changing continuously.
+    func nextChange(at t: Double) -> NextChange {
+        var result = NextChange.never
+        if let first = pending.first { result.merge(time: first.time) }
+        var controlsRamping = false
+        if !controls.isEmpty {
+            let c = controls.nextChange(after: t)
+            result.merge(time: c.time)
+            controlsRamping = c.ramping
+        }
+        guard isPlaying else { return result }
+        let o = offset(at: t)
+        let external = controls.isEmpty ? ControlValues.neutral : controls.values(at: t)
+        var (change, sounding) = compiled.nextChange(after: o, external: external)
+        if loopEnabled { change.merge(time: loopLength) }
+        if change.time.isFinite {
+            result.merge(time: t + (change.time - o) / rate)
+        } else if !loopEnabled {
+            result.merge(time: t)  // past its end with nothing sounding: it finishes now
+        }
+        result.ramping = !isMuted && sounding && (change.ramping || controlsRamping)
+        return result
+    }
+
     /// The unquantized motor output at `t` (zero unless playing and not muted).
     func magnitudes(at t: Double) -> MotorMagnitudes {
         guard !isMuted, isPlaying else { return .zero }
