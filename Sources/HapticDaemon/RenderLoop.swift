@@ -223,8 +223,8 @@ public final class RenderLoop: @unchecked Sendable {
         eventHandler?(event)
     }
 
-    private func tick(_ id: PadID, _ pad: Pad, now: Double) {
-        guard let write = pad.pipeline.tick(sampleBefore: mode == .event) else { return }
+    private func tick(_ id: PadID, _ pad: Pad, now: Double, timer: Bool = false) {
+        guard let write = pad.pipeline.tick(sampleBefore: mode == .event, timer: timer) else { return }
         guard let sink = pad.sink else { return }
         do {
             try sink.apply(write)
@@ -259,7 +259,7 @@ public final class RenderLoop: @unchecked Sendable {
         }
         let lateness = deadline.map { Double(Int64(startNs) - Int64($0)) / 1e9 } ?? 0
         let now = Double(startNs) / 1e9
-        for (id, pad) in order { tick(id, pad, now: now) }
+        for (id, pad) in order { tick(id, pad, now: now, timer: true) }
         rearm(renderedAt: now)
         if let observer = tickObserver {
             observer(lateness, Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9)

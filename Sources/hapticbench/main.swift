@@ -10,8 +10,9 @@ import Logging
 let json = CommandLine.arguments.contains("--json")
 let quick = CommandLine.arguments.contains("--quick")  // shorter runs, for a smoke test
 if CommandLine.arguments.contains("--help") {
-    print("usage: hapticbench [--json] [--quick]")
-    print("  render loop: tick lateness, render cost, CPU, idle wakeups, RSS; socket: round trip, command-to-write, requests/s")
+    print("usage: hapticbench [--json] [--quick]   (run from the repository root)")
+    print("  render loop: tick lateness, render cost, CPU, idle wakeups, RSS; socket: round trip, command-to-write, requests/s;")
+    print("  event-driven loop against the fixed tick and a bare nanosleep floor: wakeups, writes, CPU, onset error, per pattern")
     exit(0)
 }
 
@@ -121,8 +122,8 @@ let r1 = renderCost(players: 1, ticks: ticks)
 let r8 = renderCost(players: 8, ticks: ticks)
 let r64 = renderCost(players: 64, ticks: ticks)
 
-// Tick lateness on the real loop, 8 players, at 4 ms.
-let loop = RenderLoop(period: 0.004)
+// Tick lateness on the real loop in fixed mode, 8 players, at 4 ms.
+let loop = RenderLoop(mode: .fixed, period: 0.004)
 loop.addPad(0, sink: SimulatedPad(index: 0), profile: .generic)
 let samples = Samples()
 loop.tickObserver = { lateness, cost in
@@ -158,7 +159,7 @@ final class WriteClock: @unchecked Sendable {
     var lastWrite: Double = 0
 }
 let writes = WriteClock()
-let socketLoop = RenderLoop(period: 0.004)
+let socketLoop = RenderLoop(mode: .event)
 var socketConfig = DaemonConfig()
 socketConfig.patternDirectories = []
 let core = DaemonCore(config: socketConfig, loop: socketLoop, logger: Logger(label: "bench"))
@@ -207,6 +208,13 @@ for _ in 0..<(quick ? 50 : 300) {
 server.stop()
 core.shutdown()
 
+// The event-driven loop against the fixed tick and the nanosleep floor.
+let patternDirectories = ["config/patterns", "../shared/ahap/apple-unityplugins"]
+let cmp = compareLoops(quick: quick, patternDirectories: patternDirectories)
+let rssAfter = rssMB()
+
+func ratio(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : f(Double(a) / Double(b), 2) }
+
 func f(_ x: Double, _ d: Int = 1) -> String {
     var scale = 1.0
     for _ in 0..<d { scale *= 10 }
@@ -222,7 +230,17 @@ if json {
         "idle_wakeups_per_s": \(f(idleWakeups, 2)), "rss_mb": \(f(rss, 1)), "ticks_measured": \(lateUs.count), \
         "socket": {"round_trip_us": {"p50": \(f(percentile(rtts, 0.5))), "p99": \(f(percentile(rtts, 0.99)))}, \
         "command_to_write_us": {"p50": \(f(percentile(commandToWrite, 0.5))), "p99": \(f(percentile(commandToWrite, 0.99)))}, \
-        "requests_per_s": {"sequential": \(f(sequentialRate, 0)), "pipelined": \(f(pipelinedRate, 0))}}}
+        "requests_per_s": {"sequential": \(f(sequentialRate, 0)), "pipelined": \(f(pipelinedRate, 0))}}, \
+        "event_loop": {"constant_rumble": {"event": {"wakeups": \(cmp.constantEvent.wakeups), "writes": \(cmp.constantEvent.writes), "cpu_percent": \(f(cmp.constantEvent.cpuPercent, 3))}, \
+        "fixed": {"wakeups": \(cmp.constantFixed.wakeups), "writes": \(cmp.constantFixed.writes), "cpu_percent": \(f(cmp.constantFixed.cpuPercent, 3))}, \
+        "clock_nanosleep_floor": {"wakeups": \(cmp.floor.wakeups), "cpu_percent": \(f(cmp.floor.cpuPercent, 3))}}, \
+        "files": [\(cmp.files.map { "{\"file\": \"\($0.name)\", \"event_wakeups\": \($0.event.wakeups), \"event_writes\": \($0.event.writes), \"fixed_wakeups\": \($0.fixed.wakeups), \"fixed_writes\": \($0.fixed.writes)}" }.joined(separator: ", "))], \
+        "heartbeat_8_cpu_percent": {"event": \(f(cmp.heartbeat8Event.cpuPercent, 3)), "fixed": \(f(cmp.heartbeat8Fixed.cpuPercent, 3))}, \
+        "busy_64_cpu_percent": {"event": \(f(cmp.busy64Event.cpuPercent, 3)), "fixed": \(f(cmp.busy64Fixed.cpuPercent, 3))}, \
+        "onset_error_us": {"event": {"p50": \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetEvent, 0.99) * 1e6))}, \
+        "fixed": {"p50": \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetFixed, 0.99) * 1e6))}, \
+        "clock_nanosleep_floor_lateness": {"p50": \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.floor.lateness, 0.99) * 1e6))}}, \
+        "idle_wakeups": \(f(cmp.idleWakeups, 0)), "rss_mb": \(f(rssAfter, 1))}}
         """)
 } else {
     print("hapticbench (\(lateUs.count) ticks at 4 ms over \(f(latenessSeconds)) s, 8 players)")
@@ -236,4 +254,19 @@ if json {
     print("  socket round trip  p50 \(f(percentile(rtts, 0.5))) µs   p99 \(f(percentile(rtts, 0.99))) µs")
     print("  command → write    p50 \(f(percentile(commandToWrite, 0.5))) µs   p99 \(f(percentile(commandToWrite, 0.99))) µs")
     print("  requests/s         one client: \(f(sequentialRate, 0)) sequential, \(f(pipelinedRate, 0)) pipelined (100 per write)")
+    print("")
+    print("event-driven loop vs fixed 4 ms tick vs bare clock_nanosleep loop at 4 ms")
+    let ce = cmp.constantEvent, cf = cmp.constantFixed
+    print("  constant rumble    event: \(ce.wakeups) wakeups, \(ce.writes) writes, CPU \(f(ce.cpuPercent, 3)) %")
+    print("                     fixed: \(cf.wakeups) wakeups, \(cf.writes) writes, CPU \(f(cf.cpuPercent, 3)) %")
+    print("                     nanosleep floor: \(cmp.floor.wakeups) wakeups, CPU \(f(cmp.floor.cpuPercent, 3)) %")
+    print("  8 × heartbeat      CPU event \(f(cmp.heartbeat8Event.cpuPercent, 3)) %, fixed \(f(cmp.heartbeat8Fixed.cpuPercent, 3)) % (ratio \(f(cmp.heartbeat8Event.cpuPercent / max(cmp.heartbeat8Fixed.cpuPercent, 1e-9), 2)))")
+    print("  64 × busy          CPU event \(f(cmp.busy64Event.cpuPercent, 3)) %, fixed \(f(cmp.busy64Fixed.cpuPercent, 3)) %")
+    print("  transient onset    event p50 \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetEvent, 0.99) * 1e6)) µs; fixed p50 \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetFixed, 0.99) * 1e6)) µs")
+    print("                     nanosleep floor lateness p50 \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.floor.lateness, 0.99) * 1e6)) µs")
+    print("  idle               \(f(cmp.idleWakeups, 0)) wakeups; RSS \(f(rssAfter, 1)) MB")
+    print("  per pattern        file: event wakeups/writes (ratio) | fixed wakeups/writes")
+    for row in cmp.files {
+        print("    \(row.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(row.event.wakeups)/\(row.event.writes) (\(ratio(row.event.wakeups, row.event.writes)))  |  \(row.fixed.wakeups)/\(row.fixed.writes)")
+    }
 }

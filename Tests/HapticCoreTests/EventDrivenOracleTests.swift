@@ -54,7 +54,7 @@ import Testing
             clock.now = max(next + 1e-6, clock.now)
             trace.wakeups += 1
             trace.renders += [clock.now - 1e-6, clock.now]
-            record(pipe.tick(sampleBefore: true), clock.now, into: &trace)
+            record(pipe.tick(sampleBefore: true, timer: true), clock.now, into: &trace)
         }
         return trace
     }
@@ -121,6 +121,27 @@ import Testing
         return nil
     }
 
+    /// Every transient reaches the pad: while its pulse sounds (and an interval after, for the pacer),
+    /// the pad holds a value at least as strong as the weakest the render gave during the pulse.
+    /// Returns the start of the first transient that did not.
+    static func missedTransient(_ trace: Trace, _ signal: [(time: Double, value: MotorMagnitudes)], _ compiled: CompiledPattern, interval: Double, quantum: Int) -> Double? {
+        for e in compiled.events where e.isTransient {
+            let pulse = compiled.profile.pulseLength(sharpness: e.sharpness)
+            let from = start + e.start, to = from + pulse
+            let during = signal.filter { $0.time >= from + 1e-5 && $0.time < to - 1e-5 }.map { max(Int($0.value.strong), Int($0.value.weak)) }
+            guard let weakest = during.min(), weakest > 0 else { continue }
+            var strongest = 0
+            var t = from
+            while t <= to + interval {
+                let v = trace.value(at: t)
+                strongest = max(strongest, Int(v.strong), Int(v.weak))
+                t += 0.0005
+            }
+            if strongest < weakest - quantum { return e.start }
+        }
+        return nil
+    }
+
     static func patternFiles() -> [URL] {
         let library = (try? FileManager.default.contentsOfDirectory(at: repositoryRoot.appendingPathComponent("config/patterns"),
                                                                      includingPropertiesForKeys: nil)) ?? []
@@ -149,6 +170,13 @@ import Testing
             }
             if let t = Self.lagsBehind(fixed, signal, window: window, quantum: q) {
                 Issue.record("\(name) on \(profile.name): the fixed tick holds \(fixed.value(at: Self.start + t)) at +\(t) s, not what the render gave in the two intervals before")
+            }
+            let compiled = CompiledPattern(pattern, profile: profile)
+            if let t = Self.missedTransient(ed, signal, compiled, interval: profile.minimumUpdateInterval, quantum: q) {
+                Issue.record("\(name) on \(profile.name): the event-driven loop missed the transient at \(t) s")
+            }
+            if let t = Self.missedTransient(fixed, signal, compiled, interval: profile.minimumUpdateInterval, quantum: q) {
+                Issue.record("\(name) on \(profile.name): the fixed tick missed the transient at \(t) s")
             }
             #expect(ed.writes.last?.value == .zero && fixed.writes.last?.value == .zero, "\(name): ends silent")
             // Deterministic on the manual clock: waking costs about what writing needs.

@@ -67,8 +67,13 @@ public final class HapticEngine {
     /// nothing to play; a player start restarts the engine.
     public var isAutoShutdownEnabled = false
     public var idleTimeout = 10.0
-    public var isMutedForHaptics = false
+    public var isMutedForHaptics = false {
+        didSet { mutations &+= 1 }
+    }
     public var limits = EngineLimits.default
+    /// Bumped by everything that can change what a player will do (commands, player lookups by the
+    /// API, starts, stops, ends): the players' cached next changes are valid only for the same count.
+    private var mutations = 0
     /// Called when the engine stops by itself — never after an explicit `stop()`.
     public var stoppedHandler: ((StoppedReason) -> Void)?
     /// Called after a reset: players are gone (create them again), patterns survive.
@@ -97,6 +102,7 @@ public final class HapticEngine {
     // MARK: - Engine lifecycle
 
     public func start() {
+        mutations &+= 1
         if !isRunning {
             isRunning = true
             idleSince = currentTime
@@ -143,6 +149,7 @@ public final class HapticEngine {
     }
 
     private func halt(notify: Bool = true) {
+        mutations &+= 1
         isRunning = false
         idleSince = nil
         let t = currentTime
@@ -165,6 +172,7 @@ public final class HapticEngine {
     }
 
     private func makePlayer(_ compiled: CompiledPattern, advanced: Bool, oneShot: Bool) -> PlayerID {
+        mutations &+= 1
         let id = nextPlayerID
         nextPlayerID += 1
         let player = PlayerState(id: id, compiled: compiled, isAdvanced: advanced, isOneShot: oneShot)
@@ -347,7 +355,16 @@ public final class HapticEngine {
     public func nextChange(at t: Double) -> NextChange {
         guard isRunning else { return .never }
         var result = NextChange.never
-        for p in order { result.merge(p.nextChange(at: t)) }
+        for p in order {
+            // A player's next change holds until it comes, unless something changed in between.
+            if let c = p.cachedChange, c.version == mutations, c.at <= t, c.result.time > t {
+                result.merge(c.result)
+                continue
+            }
+            let change = p.nextChange(at: t)
+            p.cachedChange = (mutations, t, change)
+            result.merge(change)
+        }
         if isAutoShutdownEnabled, let since = idleSince { result.merge(time: since + idleTimeout) }
         if isMutedForHaptics { result.ramping = false }
         return result
@@ -409,6 +426,7 @@ public final class HapticEngine {
     }
 
     private func apply(_ command: PlayerState.Command, to id: PlayerID, at t: Double) {
+        mutations &+= 1
         guard let p = players[id] else { return }
         switch command {
         case .start:
@@ -434,6 +452,7 @@ public final class HapticEngine {
     }
 
     private func finish(_ id: PlayerID, at t: Double) {
+        mutations &+= 1
         guard let p = players[id] else { return }
         p.phase = .finished
         ended(id, .finished, at: t)
@@ -459,7 +478,10 @@ public final class HapticEngine {
 
     // MARK: - Helpers
 
+    /// Every API call on a player comes through here: it may change the player, so cached next
+    /// changes are dropped.
     private func player(_ id: PlayerID) throws(EngineError) -> PlayerState {
+        mutations &+= 1
         if let p = players[id] { return p }
         throw invalidated.contains(id) ? .playerInvalidated(id) : .playerNotFound(id)
     }
@@ -537,6 +559,7 @@ public final class HapticEngine {
 
     /// Inserts a command in time order (after others at the same time), by binary search.
     private func insert(_ p: PlayerState, _ command: PlayerState.Command, at t: Double) {
+        mutations &+= 1
         sequence += 1
         var lo = 0
         var hi = p.pending.count

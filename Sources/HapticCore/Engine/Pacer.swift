@@ -57,7 +57,7 @@ public struct Pacer: Sendable {
     /// `now` (it went by while the pad could not be given anything). The event-driven loop offers the
     /// output just before a breakpoint this way: a dense tick would have offered it.
     public mutating func hold(_ value: MotorMagnitudes, at now: Double) {
-        guard !canWrite(at: now) else { return }
+        guard mustWait(at: now) else { return }
         let q = quantized(value)
         windowPeak = windowPeak?.peak(with: q) ?? q
     }
@@ -96,6 +96,9 @@ public struct Pacer: Sendable {
         if let refresh = profile.refreshInterval, !written.isZero { return last + refresh }
         return nil
     }
+
+    /// Whether a write offered at `now` would have to wait for the interval.
+    public func mustWait(at now: Double) -> Bool { !canWrite(at: now) }
 
     private func canWrite(at now: Double) -> Bool {
         guard let last = lastWriteTime else { return true }

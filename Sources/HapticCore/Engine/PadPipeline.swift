@@ -19,15 +19,25 @@ public final class PadPipeline {
     /// How finely the moment a ramp's value changes is found.
     public static let rampResolution = 0.0005
 
+    /// Consecutive timer wakes that changed nothing on the pad (event-driven loop).
+    private var idleWakes = 0
+
     /// Renders the engine at its clock's time and returns what the pad should be given now.
     ///
     /// `sampleBefore` (event-driven loop): the output just before now — the end of a ramp the loop
     /// slept through up to a breakpoint — goes into the pacer's peak hold too, as a dense tick would
-    /// have offered it while a write had to wait.
-    public func tick(sampleBefore: Bool = false) -> Pacer.Write? {
+    /// have offered it while a write had to wait. `timer`: the loop woke for this pad's own sake (not
+    /// for a command), which `nextWakeup(now:)` learns from.
+    public func tick(sampleBefore: Bool = false, timer: Bool = false) -> Pacer.Write? {
         let now = engine.currentTime
-        if sampleBefore { pacer.hold(scaled(engine.peek(at: now - 1e-6)), at: now) }
-        return pacer.offer(scaled(engine.render()), at: now)
+        if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(engine.peek(at: now - 1e-6)), at: now) }
+        let write = pacer.offer(scaled(engine.render()), at: now)
+        if write != nil || !timer {
+            idleWakes = 0
+        } else if !pacer.hasPendingOutput {
+            idleWakes += 1
+        }
+        return write
     }
 
     func scaled(_ m: MotorMagnitudes) -> MotorMagnitudes {
@@ -36,14 +46,22 @@ public final class PadPipeline {
     }
 
     /// Event-driven: when the loop must next run for this pad, seen right after a `tick()` at `now`.
-    /// The engine's next breakpoint, the pacer's next deadline (output waiting for the interval, a
-    /// refresh), and — while a ramp plays — the first time the pad can take a value that differs
-    /// from what it has. nil: not until a command arrives.
+    /// The engine's next breakpoint — but not before the pad can take a value (the pacer's next write
+    /// opportunity): a change that falls while the pacer must wait is seen when it may write, and the
+    /// engine applies any command at its own time stamp all the same; the profile's pulses are never
+    /// shorter than its interval, so no transient ends unseen. Then the pacer's deadlines (output
+    /// waiting for the interval, a refresh), and — while a ramp plays — the first time the pad can
+    /// take a value that differs from what it has. nil: not until a command arrives.
+    ///
+    /// When two timer wakes in a row changed nothing (breakpoints are not reaching the pad: a mix
+    /// saturated at full scale, say), breakpoints are looked at no more than once per update interval
+    /// until one does; a single such wake changes nothing, so onsets keep their own time.
     public func nextWakeup(now: Double) -> Double? {
         let change = engine.nextChange(at: now)
-        var wake = change.time
+        var wake = max(change.time, pacer.nextWriteTime(from: now))
+        if idleWakes >= 2 { wake = max(wake, now + pacer.profile.minimumUpdateInterval) }
         if let d = pacer.nextDeadline { wake = min(wake, max(d, now)) }
-        if change.ramping, let step = nextRampStep(now: now, before: wake) { wake = min(wake, step) }
+        if change.ramping && idleWakes < 2, let step = nextRampStep(now: now, before: wake) { wake = min(wake, step) }
         return wake.isFinite ? wake : nil
     }
 

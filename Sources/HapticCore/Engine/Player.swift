@@ -71,6 +71,8 @@ final class PlayerState {
     /// Where the next start begins (set by seeking a player that is not playing).
     var startOffset = 0.0
     var completion: ((PlayerEnd) -> Void)?
+    /// `nextChange(at:)` as last computed: the engine's mutation count, the time, the answer.
+    var cachedChange: (version: Int, at: Double, result: NextChange)?
 
     init(id: PlayerID, compiled: CompiledPattern, isAdvanced: Bool, isOneShot: Bool = false) {
         self.id = id

@@ -82,13 +82,15 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     }
 
     /// The pulse length of a transient with this sharpness, stretched or shrunk by the decay control
-    /// (−1…1 halves…doubles it), and never shorter than the minimum.
+    /// (−1…1 halves…doubles it), and never shorter than the minimum nor than one update interval (a
+    /// pulse always spans a moment the pad can be written: the pacer and the event-driven loop rely on
+    /// it).
     @inlinable
     public func pulseLength(sharpness: Double, decayControl: Double = 0) -> Double {
         let s = min(max(sharpness, 0), 1)
         let base = transientPulse.dull + (transientPulse.sharp - transientPulse.dull) * s
         let scaled = decayControl == 0 ? base : base * EnvelopeTiming.exp2(min(max(decayControl, -1), 1))
-        return max(scaled, transientPulse.minimum)
+        return max(scaled, transientPulse.minimum, minimumUpdateInterval)
     }
 
     /// Whether this profile is meant for the device with these ids.

@@ -1,0 +1,183 @@
+// The event-driven loop against the fixed tick and a bare timerfd floor, in one run (docs/benchmarks.md,
+// "Event-driven loop").
+import Dispatch
+import Glibc
+import HapticCore
+import Evdev
+import HapticDaemon
+import Logging
+
+/// A pad that counts and time-stamps every write.
+final class CountingSink: MotorSink, @unchecked Sendable {
+    // @unchecked Sendable: written on the render queue only; read after the loop went quiet (a
+    // queue.sync round trip orders it).
+    private(set) var writes: [(time: Double, value: MotorMagnitudes)] = []
+    let clock = MonotonicClock()
+    func apply(_ write: Pacer.Write) throws(DeviceError) {
+        switch write {
+        case .set(let m), .refresh(let m): writes.append((clock.now, m))
+        }
+    }
+    func release() {}
+}
+
+/// Ended players, signalled from the render queue.
+final class Ended: @unchecked Sendable {
+    // @unchecked Sendable: a semaphore, thread-safe by itself.
+    let semaphore = DispatchSemaphore(value: 0)
+}
+
+struct LoopRun {
+    var wakeups = 0
+    var writes = 0
+    var cpuPercent = 0.0
+    var onsetErrors: [Double] = []
+}
+
+/// A loop with one counting pad; `body` starts players, then the run lasts until `ends` players have
+/// ended (or `seconds`, for looping players), and until the last output went out.
+func run(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, seconds: Double? = nil,
+         _ body: (HapticEngine) throws -> Void) -> (LoopRun, CountingSink, Double) {
+    let loop = RenderLoop(mode: mode, period: 0.004)
+    let sink = CountingSink()
+    let ended = Ended()
+    loop.setEventHandler { event in
+        if case .playerEnded = event { ended.semaphore.signal() }
+    }
+    loop.addPad(0, sink: sink, profile: profile)
+    let c0 = cpuSeconds()
+    let t0 = DispatchTime.now().uptimeNanoseconds
+    let w0 = loop.wakeups
+    var start = 0.0
+    _ = loop.withPad(0) { engine, _ in
+        start = engine.currentTime
+        try? body(engine)
+    }
+    if let seconds {
+        usleep(UInt32(seconds * 1e6))
+        _ = loop.withPad(0) { engine, _ in for id in engine.playerIDs { try? engine.destroyPlayer(id) } }
+    } else {
+        for _ in 0..<ends { _ = ended.semaphore.wait(timeout: .now() + 120) }
+    }
+    var settle = 0
+    while loop.isArmed && settle < 2000 {
+        usleep(1000)
+        settle += 1
+    }
+    let wall = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+    var r = LoopRun()
+    r.cpuPercent = (cpuSeconds() - c0) / wall * 100
+    r.wakeups = loop.wakeups - w0
+    r.writes = sink.writes.count
+    loop.shutdown()
+    return (r, sink, start)
+}
+
+/// The floor: a loop that does nothing but sleep until absolute 4 ms deadlines with
+/// `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`, as a C program would.
+func timerFloor(seconds: Double, period: Double = 0.004) -> (cpuPercent: Double, wakeups: Int, lateness: [Double]) {
+    func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+    let base = now()
+    var lateness: [Double] = []
+    let c0 = cpuSeconds()
+    var k = 1
+    while Double(k) * period < seconds {
+        let deadline = base + Double(k) * period
+        var ts = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - Double(Int(deadline))) * 1e9))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+        lateness.append(now() - deadline)
+        k += 1
+    }
+    return ((cpuSeconds() - c0) / (now() - base) * 100, lateness.count, lateness)
+}
+
+/// Transients `spacing` apart: their onset error is the time from each one's scheduled start to the
+/// write that starts its pulse.
+func onsetErrors(_ sink: CountingSink, start: Double, times: [Double]) -> [Double] {
+    var errors: [Double] = []
+    var i = 0
+    for t in times {
+        let due = start + t
+        while i < sink.writes.count && sink.writes[i].time < due - 0.0005 { i += 1 }
+        guard i < sink.writes.count, !sink.writes[i].value.isZero else { continue }
+        errors.append(sink.writes[i].time - due)
+    }
+    return errors
+}
+
+struct FileRow {
+    var name: String
+    var event: LoopRun
+    var fixed: LoopRun
+}
+
+func loadPatterns(_ directories: [String]) -> [(String, HapticPattern)] {
+    let library = PatternLibrary.load(directories: directories, limits: .default)
+    return library.names.map { (URLPath.last(library[$0]!.path), library[$0]!.pattern) }
+}
+
+enum URLPath {
+    static func last(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
+}
+
+struct LoopComparison {
+    var constantEvent = LoopRun(), constantFixed = LoopRun()
+    var floor = (cpuPercent: 0.0, wakeups: 0, lateness: [Double]())
+    var files: [FileRow] = []
+    var heartbeat8Event = LoopRun(), heartbeat8Fixed = LoopRun()
+    var busy64Event = LoopRun(), busy64Fixed = LoopRun()
+    var onsetEvent: [Double] = [], onsetFixed: [Double] = []
+    var idleWakeups = 0.0
+}
+
+func compareLoops(quick: Bool, patternDirectories: [String]) -> LoopComparison {
+    var c = LoopComparison()
+    let constantSeconds = quick ? 2.0 : 10.0
+    let constant = HapticPattern(elements: [.event(.continuous(at: 0, duration: constantSeconds, intensity: 0.7, sharpness: 0.3))])
+    c.constantEvent = run(.event) { try $0.start($0.makePlayer(constant)) }.0
+    c.constantFixed = run(.fixed) { try $0.start($0.makePlayer(constant)) }.0
+    c.floor = timerFloor(seconds: constantSeconds)
+
+    for (name, pattern) in loadPatterns(patternDirectories) {
+        let e = run(.event) { try $0.start($0.makePlayer(pattern)) }.0
+        let f = run(.fixed) { try $0.start($0.makePlayer(pattern)) }.0
+        c.files.append(FileRow(name: name, event: e, fixed: f))
+    }
+
+    let each = quick ? 1.0 : 5.0
+    let heartbeat = loadPatterns(patternDirectories).first { $0.0 == "heartbeat.ahap" }?.1 ?? pattern
+    func looping(_ p: HapticPattern, _ n: Int) -> (HapticEngine) throws -> Void {
+        { engine in
+            for i in 0..<n {
+                let id = engine.makePlayer(p, advanced: true)
+                try engine.setLoopEnabled(id, true)
+                try engine.start(id, at: .at(engine.currentTime + Double(i) * 0.013))
+            }
+        }
+    }
+    c.heartbeat8Event = run(.event, seconds: each, looping(heartbeat, 8)).0
+    c.heartbeat8Fixed = run(.fixed, seconds: each, looping(heartbeat, 8)).0
+    c.busy64Event = run(.event, seconds: each, looping(pattern, 64)).0
+    c.busy64Fixed = run(.fixed, seconds: each, looping(pattern, 64)).0
+
+    // 50 transients 80 ms apart, alternating sharp and dull.
+    let times = (0..<(quick ? 20 : 50)).map { 0.05 + Double($0) * 0.08 }
+    let clicks = HapticPattern(elements: times.enumerated().map { .event(.transient(at: $1, intensity: 0.9, sharpness: $0 % 2 == 0 ? 1 : 0.2)) })
+    let (_, es, estart) = run(.event) { try $0.start($0.makePlayer(clicks)) }
+    c.onsetEvent = onsetErrors(es, start: estart, times: times)
+    let (_, fs, fstart) = run(.fixed) { try $0.start($0.makePlayer(clicks)) }
+    c.onsetFixed = onsetErrors(fs, start: fstart, times: times)
+
+    // Idle: an event-driven loop with a pad and nothing to play.
+    let idle = RenderLoop(mode: .event)
+    idle.addPad(0, sink: CountingSink(), profile: .generic)
+    let w0 = idle.wakeups
+    usleep(UInt32((quick ? 1.0 : 3.0) * 1e6))
+    c.idleWakeups = Double(idle.wakeups - w0)
+    idle.shutdown()
+    return c
+}
