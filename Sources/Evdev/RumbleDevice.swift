@@ -51,6 +51,16 @@ public final class RumbleDevice {
         }
     }
 
+    /// Uploads the effect, silent, if it is not yet: the first `set` then only updates it in place
+    /// and plays it. Returns whether it uploaded.
+    @discardableResult
+    public func prepare() throws(DeviceError) -> Bool {
+        try requireOpen(.upload)
+        guard effectID == nil else { return false }
+        try upload(.zero)
+        return true
+    }
+
     /// Stops the motors (the effect stays uploaded for the next `set`).
     public func stop() throws(DeviceError) {
         try requireOpen(.stop)

@@ -23,6 +23,8 @@ struct ClientRegistry {
         let outlet: any ClientOutlet
         var subscriptions: Set<EventName> = []
         var players: Set<Int> = []
+        /// The connection's current plain rumble: a new one replaces it.
+        var rumble: Int?
     }
 
     private(set) var byID: [ClientID: Client] = [:]
@@ -71,24 +73,48 @@ struct ClientRegistry {
 
     mutating func setSubscriptions(_ names: Set<EventName>, of id: ClientID) { byID[id]?.subscriptions = names }
     mutating func addPlayer(_ player: Int, to id: ClientID) { byID[id]?.players.insert(player) }
-    mutating func removePlayer(_ player: Int, from id: ClientID) { byID[id]?.players.remove(player) }
+    mutating func removePlayer(_ player: Int, from id: ClientID) {
+        byID[id]?.players.remove(player)
+        if byID[id]?.rumble == player { byID[id]?.rumble = nil }
+    }
+    mutating func setRumble(_ player: Int?, of id: ClientID) { byID[id]?.rumble = player }
 }
 
 /// Every player the daemon holds, by its daemon-wide number: which pad and engine player it is, who
 /// owns it (nil: its connection closed and it plays on, an orphan), and the owner's user, whom it
 /// counts against even as an orphan. A value owned by `DaemonCore`, touched only on the render queue.
 struct PlayerRegistry {
+    /// How a player came to be, which decides what happens when its connection closes.
+    enum Kind: Equatable {
+        /// `player.create`: stopped and destroyed with its connection (or kept, by configuration).
+        case created
+        /// `play` and `feedback`: a one-shot that, not looping, finishes its pattern after its
+        /// connection closed (capped as an orphan).
+        case play
+        /// `rumble`: a one-shot that stops with its connection, like SDL's rumble with its game.
+        case rumble
+
+        var isOneShot: Bool { self != .created }
+    }
+
     struct Record {
         let pad: PadID
+        let locality: Locality
         let local: PlayerID
         var owner: ClientID?
         let ownerUID: UInt32?
-        /// Made by `play`: gone when it ends.
-        let oneShot: Bool
+        let kind: Kind
+        var oneShot: Bool { kind.isOneShot }
+    }
+
+    /// An engine: a pad's locality.
+    struct EngineKey: Hashable {
+        let pad: PadID
+        let locality: Locality
     }
 
     private(set) var byID: [Int: Record] = [:]
-    private var byLocal: [PadID: [PlayerID: Int]] = [:]
+    private var byLocal: [EngineKey: [PlayerID: Int]] = [:]
     private var perUID: [UInt32: Int] = [:]
     /// Numbers of players an engine reset invalidated, so that their use gets a precise error.
     private var invalidated: Set<Int> = []
@@ -97,14 +123,14 @@ struct PlayerRegistry {
     var count: Int { byID.count }
     subscript(id: Int) -> Record? { byID[id] }
     func count(uid: UInt32) -> Int { perUID[uid] ?? 0 }
-    func find(pad: PadID, local: PlayerID) -> Int? { byLocal[pad]?[local] }
+    func find(pad: PadID, locality: Locality, local: PlayerID) -> Int? { byLocal[EngineKey(pad: pad, locality: locality)]?[local] }
     func isInvalidated(_ id: Int) -> Bool { invalidated.contains(id) }
 
-    mutating func add(pad: PadID, local: PlayerID, owner: ClientID, ownerUID: UInt32?, oneShot: Bool) -> Int {
+    mutating func add(pad: PadID, locality: Locality, local: PlayerID, owner: ClientID, ownerUID: UInt32?, kind: Kind) -> Int {
         let id = nextID
         nextID += 1
-        byID[id] = Record(pad: pad, local: local, owner: owner, ownerUID: ownerUID, oneShot: oneShot)
-        byLocal[pad, default: [:]][local] = id
+        byID[id] = Record(pad: pad, locality: locality, local: local, owner: owner, ownerUID: ownerUID, kind: kind)
+        byLocal[EngineKey(pad: pad, locality: locality), default: [:]][local] = id
         if let ownerUID { perUID[ownerUID, default: 0] += 1 }
         return id
     }
@@ -112,7 +138,7 @@ struct PlayerRegistry {
     @discardableResult
     mutating func remove(_ id: Int) -> Record? {
         guard let rec = byID.removeValue(forKey: id) else { return nil }
-        byLocal[rec.pad]?[rec.local] = nil
+        byLocal[EngineKey(pad: rec.pad, locality: rec.locality)]?[rec.local] = nil
         if let uid = rec.ownerUID {
             perUID[uid]! -= 1
             if perUID[uid] == 0 { perUID[uid] = nil }
@@ -122,9 +148,9 @@ struct PlayerRegistry {
 
     mutating func setOwner(_ owner: ClientID?, of id: Int) { byID[id]?.owner = owner }
 
-    /// Removes every player of a pad whose engine was reset, remembering their numbers.
-    mutating func invalidate(pad: PadID) -> [(Int, Record)] {
-        let gone = byID.filter { $0.value.pad == pad }.sorted { $0.key < $1.key }
+    /// Removes every player of an engine that was reset, remembering their numbers.
+    mutating func invalidate(pad: PadID, locality: Locality) -> [(Int, Record)] {
+        let gone = byID.filter { $0.value.pad == pad && $0.value.locality == locality }.sorted { $0.key < $1.key }
         for (id, _) in gone {
             remove(id)
             invalidated.insert(id)

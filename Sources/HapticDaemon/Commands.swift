@@ -85,11 +85,13 @@ extension DaemonCore {
             return JSONObject(["player": .number(Double(id)), "destroyed": .bool(true)])
         case .engineStatus:
             let pad = try padID(r, access, connected: false)
-            return engineFields(pad, access.engine(pad)!, client.id, access)
+            let locality = try self.locality(r)
+            return engineFields(pad, locality, try engine(pad, locality, access), client.id, access)
         case .engineStart, .engineStop, .engineReset:
             try requireAdmin(client, "\(command.rawValue) acts on every client's players of the pad")
             let pad = try padID(r, access)
-            let engine = access.engine(pad)!
+            let locality = try self.locality(r)
+            let engine = try engine(pad, locality, access)
             switch command {
             case .engineStart: engine.start()
             case .engineStop: engine.stop()
@@ -97,7 +99,7 @@ extension DaemonCore {
                 engine.reset()
                 engine.start()
             }
-            return engineFields(pad, engine, client.id, access)
+            return engineFields(pad, locality, engine, client.id, access)
         case .stopAll:
             return stopAll(client, access)
         case .gainSet:
@@ -122,6 +124,14 @@ extension DaemonCore {
             }
             clients.setSubscriptions(names, of: client.id)
             return JSONObject(["events": .array(names.map(\.rawValue).sorted().map { .string($0) })])
+        case .capabilities:
+            return try capabilities(r, access)
+        case .feedback:
+            return try feedback(r, client, access)
+        case .prepare:
+            return try prepare(r, access)
+        case .rumble:
+            return try rumble(r, client, access)
         }
     }
 
@@ -139,17 +149,18 @@ extension DaemonCore {
         var stopped = 0
         if client.isAdmin {
             for id in pads.keys.sorted() {
-                guard let engine = access.engine(id) else { continue }
-                for pid in engine.playerIDs where (try? engine.status(pid).phase) != .idle {
-                    try? engine.stop(pid)
-                    stopped += 1
+                for (_, engine) in access.engines(id) {
+                    for pid in engine.playerIDs where (try? engine.status(pid).phase) != .idle {
+                        try? engine.stop(pid)
+                        stopped += 1
+                    }
                 }
             }
             return JSONObject(["stopped": .number(Double(stopped)), "scope": .string("all")])
         }
         let mine = client.peer.map { players.ids(uid: $0.uid) } ?? client.players.sorted()
         for pid in mine {
-            guard let rec = players[pid], let engine = access.engine(rec.pad),
+            guard let rec = players[pid], let engine = access.engine(rec.pad, rec.locality),
                   let phase = try? engine.status(rec.local).phase, phase != .idle
             else { continue }
             try? engine.stop(rec.local)
@@ -174,23 +185,40 @@ extension DaemonCore {
         } else {
             throw ProtocolError(.badRequest, "give \"pattern\" (an AHAP object) or \"name\" (a library pattern)")
         }
+        let oneShot = command == .play
+        return try makePlayer(pattern, r, client, access, kind: oneShot ? .play : .created) { engine, local throws(ProtocolError) in
+            guard oneShot else { return }
+            if let loopFlag = try r.bool("loop") { try engineCall { () throws(EngineError) in try engine.setLoopEnabled(local, loopFlag) } }
+            if let rate = try r.number("rate") { try engineCall { () throws(EngineError) in try engine.setRate(local, rate) } }
+            try engineCall { () throws(EngineError) in try engine.start(local) }
+        }
+    }
+
+    /// Makes a player of `pattern` on the engine the request names (device, locality), owned by the
+    /// client and within its limits, then lets `setUp` configure and start it; undone if that fails.
+    func makePlayer(
+        _ pattern: HapticPattern, _ r: Request, _ client: ClientRegistry.Client, _ access: RenderLoop.PadAccess,
+        kind: PlayerRegistry.Kind, make: ((HapticEngine) throws(EngineError) -> PlayerID)? = nil,
+        _ setUp: (HapticEngine, PlayerID) throws(ProtocolError) -> Void
+    ) throws(ProtocolError) -> JSONObject {
         guard pattern.duration <= config.limits.timeHorizon else {
             throw ProtocolError(.invalidPattern, "the pattern lasts \(pattern.duration) s, beyond the \(config.limits.timeHorizon) s horizon (limits.time_horizon)")
         }
         let pad = try padID(r, access)
+        let locality = try self.locality(r)
         try requirePlayerRoom(client)
-        let engine = access.engine(pad)!
+        let engine = try engine(pad, locality, access)
         let advanced = try r.bool("advanced") ?? true
-        let oneShot = command == .play
-        let local = engine.makePlayer(pattern, advanced: advanced, oneShot: oneShot)
-        let id = players.add(pad: pad, local: local, owner: client.id, ownerUID: client.peer?.uid, oneShot: oneShot)
+        var local = 0
+        if let make {
+            try engineCall { () throws(EngineError) in local = try make(engine) }
+        } else {
+            local = engine.makePlayer(pattern, advanced: advanced, oneShot: kind.isOneShot)
+        }
+        let id = players.add(pad: pad, locality: locality, local: local, owner: client.id, ownerUID: client.peer?.uid, kind: kind)
         clients.addPlayer(id, to: client.id)
         do {
-            if oneShot {
-                if let loopFlag = try r.bool("loop") { try engineCall { () throws(EngineError) in try engine.setLoopEnabled(local, loopFlag) } }
-                if let rate = try r.number("rate") { try engineCall { () throws(EngineError) in try engine.setRate(local, rate) } }
-                try engineCall { () throws(EngineError) in try engine.start(local) }
-            }
+            try setUp(engine, local)
         } catch {
             try? engine.destroyPlayer(local)
             players.remove(id)
@@ -220,7 +248,7 @@ extension DaemonCore {
         guard case .at(let t) = time, t > access.now else { return }
         var held = 0
         for pid in client.players {
-            guard let rec = players[pid], let engine = access.engine(rec.pad) else { continue }
+            guard let rec = players[pid], let engine = access.engine(rec.pad, rec.locality) else { continue }
             held += (try? engine.scheduledCount(rec.local)) ?? 0
         }
         guard held + count <= config.limits.maxScheduledPerClient else {
@@ -241,7 +269,7 @@ extension DaemonCore {
             }
             throw ProtocolError(.notFound, "no player \(id)")
         }
-        guard let engine = access.engine(rec.pad) else { throw ProtocolError(.notFound, "the device of player \(id) is gone") }
+        guard let engine = access.engine(rec.pad, rec.locality) else { throw ProtocolError(.notFound, "the device of player \(id) is gone") }
         if rec.owner != client.id {
             let uid = client.peer?.uid
             guard rec.owner == nil, uid == 0 || (uid != nil && uid == rec.ownerUID) else {
@@ -357,7 +385,7 @@ extension DaemonCore {
     // MARK: replies
 
     func playerFields(_ id: Int, _ rec: PlayerRegistry.Record, _ engine: HapticEngine) -> JSONObject {
-        var o = JSONObject(["player": .number(Double(id)), "device": .number(Double(rec.pad))])
+        var o = JSONObject(["player": .number(Double(id)), "device": .number(Double(rec.pad)), "locality": .string(rec.locality.rawValue)])
         if let s = try? engine.status(rec.local) {
             o.append("state", .string(s.phase.rawValue))
             o.append("offset", .number(s.offset))
@@ -372,10 +400,11 @@ extension DaemonCore {
         return o
     }
 
-    func engineFields(_ pad: PadID, _ engine: HapticEngine, _ client: ClientID, _ access: RenderLoop.PadAccess) -> JSONObject {
-        let mine = (clients[client]?.players ?? []).filter { players[$0]?.pad == pad }.sorted()
+    func engineFields(_ pad: PadID, _ locality: Locality, _ engine: HapticEngine, _ client: ClientID, _ access: RenderLoop.PadAccess) -> JSONObject {
+        let mine = (clients[client]?.players ?? []).filter { players[$0]?.pad == pad && players[$0]?.locality == locality }.sorted()
         return JSONObject([
-            "device": .number(Double(pad)), "running": .bool(engine.isRunning), "current_time": .number(engine.currentTime),
+            "device": .number(Double(pad)), "locality": .string(locality.rawValue), "running": .bool(engine.isRunning),
+            "current_time": .number(engine.currentTime),
             "playing": .bool(engine.isPlaying), "players": .number(Double(engine.playerIDs.count)),
             "my_players": .array(mine.map { .number(Double($0)) }),
             "auto_shutdown": .bool(engine.isAutoShutdownEnabled), "muted": .bool(engine.isMutedForHaptics),

@@ -17,7 +17,7 @@ public final class DaemonCore: @unchecked Sendable {
     public internal(set) var config: DaemonConfig
     public static let version = "0.5.0"
     /// Commands that change no engine: no render pass after them.
-    static let readOnly: Set<Command> = [.ping, .version, .devices, .patterns, .subscribe, .engineStatus]
+    static let readOnly: Set<Command> = [.ping, .version, .devices, .patterns, .subscribe, .engineStatus, .capabilities]
 
     struct PadRecord {
         var info: DeviceInfo
@@ -154,12 +154,18 @@ public final class DaemonCore: @unchecked Sendable {
             guard let c = clients.remove(client) else { return }
             let deadline = access.now + config.orphanMaxSeconds
             for pid in c.players.sorted() {
-                guard let rec = players[pid], let engine = access.engine(rec.pad) else {
+                guard let rec = players[pid], let engine = access.engine(rec.pad, rec.locality) else {
                     players.remove(pid)
                     continue
                 }
                 let status = try? engine.status(rec.local)
-                let finishesOnItsOwn = rec.oneShot && status?.phase == .playing && status?.loopEnabled == false
+                let finishesOnItsOwn = rec.kind == .play && status?.phase == .playing && status?.loopEnabled == false
+                if rec.kind == .rumble {
+                    // A rumble stops with its connection, as a game's rumble stops with the game.
+                    players.remove(pid)
+                    try? engine.destroyPlayer(rec.local)
+                    continue
+                }
                 if config.stopPlayersOnDisconnect && !finishesOnItsOwn {
                     players.remove(pid)
                     try? engine.destroyPlayer(rec.local)

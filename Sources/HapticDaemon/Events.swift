@@ -21,11 +21,12 @@ extension DaemonCore {
 
     func loopEvent(_ event: LoopEvent) {
         switch event {
-        case .playerEnded(let pad, let local, let end):
-            guard let id = players.find(pad: pad, local: local), let rec = players[id] else { return }
+        case .playerEnded(let pad, let locality, let local, let end):
+            guard let id = players.find(pad: pad, locality: locality, local: local), let rec = players[id] else { return }
             if let owner = rec.owner {
                 broadcast(.playerFinished, JSONObject([
-                    "player": .number(Double(id)), "device": .number(Double(pad)), "reason": .string(end.rawValue),
+                    "player": .number(Double(id)), "device": .number(Double(pad)), "locality": .string(locality.rawValue),
+                    "reason": .string(end.rawValue),
                 ]), only: owner)
             }
             if rec.oneShot {
@@ -33,15 +34,17 @@ extension DaemonCore {
                 players.remove(id)
                 if let owner = rec.owner { clients.removePlayer(id, from: owner) }
             }
-        case .engineStopped(let pad, let reason):
-            logger.info("pad \(pad): engine stopped (\(reason.rawValue))")
-            broadcast(.engineStopped, JSONObject(["device": .number(Double(pad)), "reason": .string(reason.rawValue)]))
-        case .engineReset(let pad):
-            for (id, rec) in players.invalidate(pad: pad) {
+        case .engineStopped(let pad, let locality, let reason):
+            logger.info("pad \(pad) (\(locality.rawValue)): engine stopped (\(reason.rawValue))")
+            broadcast(.engineStopped, JSONObject([
+                "device": .number(Double(pad)), "locality": .string(locality.rawValue), "reason": .string(reason.rawValue),
+            ]))
+        case .engineReset(let pad, let locality):
+            for (id, rec) in players.invalidate(pad: pad, locality: locality) {
                 if let owner = rec.owner { clients.removePlayer(id, from: owner) }
             }
-            logger.info("pad \(pad): engine reset; its players must be created again")
-            broadcast(.engineReset, JSONObject(["device": .number(Double(pad))]))
+            logger.info("pad \(pad) (\(locality.rawValue)): engine reset; its players must be created again")
+            broadcast(.engineReset, JSONObject(["device": .number(Double(pad)), "locality": .string(locality.rawValue)]))
         case .deviceError(let pad, let message, let disconnected):
             logger.error("pad \(pad): \(message)")
             commandDeviceErrors.append("device \(pad): \(message)")

@@ -8,6 +8,13 @@ public protocol MotorSink: AnyObject {
     func apply(_ write: Pacer.Write) throws(DeviceError)
     /// Stops the motors and releases the device (erase the effect, close the node).
     func release()
+    /// Readies the device so that the first write is as quick as the next (`prepare`); true when
+    /// that did something (an effect uploaded).
+    func prepare() throws(DeviceError) -> Bool
+}
+
+extension MotorSink {
+    public func prepare() throws(DeviceError) -> Bool { false }
 }
 
 extension RumbleDevice: MotorSink {

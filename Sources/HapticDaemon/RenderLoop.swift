@@ -7,9 +7,9 @@ public typealias PadID = Int
 
 /// Something a pad's engine or device reported, as a Sendable value for whoever listens.
 public enum LoopEvent: Equatable, Sendable {
-    case playerEnded(pad: PadID, player: PlayerID, end: PlayerEnd)
-    case engineStopped(pad: PadID, reason: HapticEngine.StoppedReason)
-    case engineReset(pad: PadID)
+    case playerEnded(pad: PadID, locality: Locality, player: PlayerID, end: PlayerEnd)
+    case engineStopped(pad: PadID, locality: Locality, reason: HapticEngine.StoppedReason)
+    case engineReset(pad: PadID, locality: Locality)
     /// A write failed; the pad's device was released. `disconnected`: the pad is gone (hot-plug will
     /// report it); otherwise the device failed and may be reopened.
     case deviceError(pad: PadID, message: String, disconnected: Bool)
@@ -50,10 +50,14 @@ public final class RenderLoop: @unchecked Sendable {
     private final class Pad {
         let pipeline: PadPipeline
         var sink: (any MotorSink)?
-        init(pipeline: PadPipeline, sink: any MotorSink) {
+        /// Makes the engine of a locality, wired and configured like the pad's first.
+        let makeEngine: (Locality) -> HapticEngine
+        init(pipeline: PadPipeline, sink: any MotorSink, makeEngine: @escaping (Locality) -> HapticEngine) {
             self.pipeline = pipeline
             self.sink = sink
+            self.makeEngine = makeEngine
         }
+        var engines: [HapticEngine] { pipeline.engines.map(\.engine) }
     }
 
     private var pads: [PadID: Pad] = [:] {
@@ -97,18 +101,23 @@ public final class RenderLoop: @unchecked Sendable {
 
     // MARK: pads
 
-    /// Adds a pad with a fresh engine (started) for `profile`.
+    /// Adds a pad with a fresh engine (started) for `profile` in the `default` locality; the engines
+    /// of other localities are made when first used (`PadAccess.engine(_:creating:)`), alike.
     public func addPad(_ id: PadID, sink: any MotorSink, profile: DeviceProfile, gain: Double = 1, configure: ((HapticEngine) -> Void)? = nil) {
         queue.sync {
-            let engine = HapticEngine(profile: profile, clock: clock)
-            let pipeline = PadPipeline(engine: engine)
+            let clock = self.clock
+            let makeEngine: (Locality) -> HapticEngine = { [weak self] locality in
+                let engine = HapticEngine(profile: profile, clock: clock, route: locality.route ?? .both)
+                engine.stoppedHandler = { reason in self?.emit(.engineStopped(pad: id, locality: locality, reason: reason)) }
+                engine.resetHandler = { self?.emit(.engineReset(pad: id, locality: locality)) }
+                engine.playerEnded = { player, end in self?.emit(.playerEnded(pad: id, locality: locality, player: player, end: end)) }
+                configure?(engine)
+                engine.start()
+                return engine
+            }
+            let pipeline = PadPipeline(engine: makeEngine(.default))
             pipeline.gain = gain
-            engine.stoppedHandler = { [weak self] reason in self?.emit(.engineStopped(pad: id, reason: reason)) }
-            engine.resetHandler = { [weak self] in self?.emit(.engineReset(pad: id)) }
-            engine.playerEnded = { [weak self] player, end in self?.emit(.playerEnded(pad: id, player: player, end: end)) }
-            configure?(engine)
-            engine.start()
-            pads[id] = Pad(pipeline: pipeline, sink: sink)
+            pads[id] = Pad(pipeline: pipeline, sink: sink, makeEngine: makeEngine)
         }
     }
 
@@ -119,7 +128,7 @@ public final class RenderLoop: @unchecked Sendable {
             guard let pad = pads[id] else { return }
             pad.sink?.release()
             pad.sink = nil
-            pad.pipeline.engine.deviceDisconnected()
+            for engine in pad.engines { engine.deviceDisconnected() }
             pad.pipeline.resetOutput()
             rearm(renderedAt: clock.now)
         }
@@ -132,8 +141,10 @@ public final class RenderLoop: @unchecked Sendable {
             pad.sink?.release()
             pad.sink = sink
             pad.pipeline.resetOutput()
-            pad.pipeline.engine.reset()
-            pad.pipeline.engine.start()
+            for engine in pad.engines {
+                engine.reset()
+                engine.start()
+            }
         }
     }
 
@@ -141,7 +152,7 @@ public final class RenderLoop: @unchecked Sendable {
     public func removePad(_ id: PadID) {
         queue.sync {
             guard let pad = pads.removeValue(forKey: id) else { return }
-            pad.pipeline.engine.destroy()
+            for engine in pad.engines { engine.destroy() }
             pad.sink?.release()
             rearm(renderedAt: clock.now)
         }
@@ -152,7 +163,7 @@ public final class RenderLoop: @unchecked Sendable {
         queue.sync {
             let now = clock.now
             for (id, pad) in pads.sorted(by: { $0.key < $1.key }) {
-                pad.pipeline.engine.stop()
+                for engine in pad.engines { engine.stop() }
                 if let sink = pad.sink {
                     // Straight to the device, past the pacer: shutdown does not wait for an interval.
                     if (try? sink.apply(.set(.zero))) != nil { emit(.wrote(pad: id, time: now, value: .zero)) }
@@ -174,7 +185,25 @@ public final class RenderLoop: @unchecked Sendable {
     public struct PadAccess {
         fileprivate let loop: RenderLoop
         public var padIDs: [PadID] { loop.order.map(\.0) }
-        public func engine(_ id: PadID) -> HapticEngine? { loop.pads[id]?.pipeline.engine }
+        public func engine(_ id: PadID, _ locality: Locality = .default) -> HapticEngine? {
+            loop.pads[id]?.pipeline.engine(for: locality)
+        }
+        /// The pad's engine for `locality`, made (started, configured, wired) if it has none yet;
+        /// nil for a locality a rumble pad does not have.
+        public func engine(_ id: PadID, creating locality: Locality) -> HapticEngine? {
+            guard let pad = loop.pads[id], locality.route != nil else { return nil }
+            if let e = pad.pipeline.engine(for: locality) { return e }
+            let e = pad.makeEngine(locality)
+            pad.pipeline.add(e, for: locality)
+            return e
+        }
+        /// Readies the pad's device (`MotorSink.prepare`); false when there is nothing to do.
+        public func prepareDevice(_ id: PadID) throws(DeviceError) -> Bool {
+            guard let sink = loop.pads[id]?.sink else { return false }
+            return try sink.prepare()
+        }
+        /// Every engine of a pad, with its locality.
+        public func engines(_ id: PadID) -> [(locality: Locality, engine: HapticEngine)] { loop.pads[id]?.pipeline.engines ?? [] }
         public func pipeline(_ id: PadID) -> PadPipeline? { loop.pads[id]?.pipeline }
         public func hasDevice(_ id: PadID) -> Bool { loop.pads[id]?.sink != nil }
         /// The loop's clock, now.

@@ -17,6 +17,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case engineStopped = "engine_stopped"
     /// The player belonged to an engine that was reset: create it again.
     case playerInvalidated = "player_invalidated"
+    /// The pad cannot do this at all (e.g. a trigger locality: the kernel has no trigger rumble).
+    case unsupported
 }
 
 /// A failed request: a code and a message for people.
@@ -216,4 +218,8 @@ public enum Command: String, Sendable, CaseIterable {
     case stopAll = "stop_all"
     case gainSet = "gain.set"
     case subscribe
+    case capabilities
+    case feedback
+    case prepare
+    case rumble
 }

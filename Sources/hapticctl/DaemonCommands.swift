@@ -37,6 +37,51 @@ struct Connection: ParsableArguments {
     }
 }
 
+/// `--device N` and `--locality NAME`: the engine a command acts on.
+struct EngineTarget: ParsableArguments {
+    @Option(help: "Device number (see devices).") var device: Int?
+    @Option(help: "Locality: default, all, handles, leftHandle (the strong motor only), rightHandle (the weak motor only).")
+    var locality: String?
+
+    func apply(to body: inout JSONObject) {
+        if let device { body.append("device", .number(Double(device))) }
+        if let locality { body.append("locality", .string(locality)) }
+    }
+}
+
+/// Follows a started player until it ends: `player.finished`, or an error when its engine stops.
+/// With `bars`, live motor bars from `device.output` meanwhile. The subscription must include
+/// `player.finished` and `engine.stopped` (and `device.output` for bars).
+func follow(_ client: HapticClient, player: JSONValue?, bars: Bool, json: Bool) throws {
+    let tty = isatty(STDOUT_FILENO) != 0
+    while true {
+        guard let event = try? client.nextEvent(timeout: 3600) else { break }
+        switch str(event, "event") {
+        case "device.output": if bars { showBars(event, tty: tty) }
+        case "player.finished" where event["player"] == player:
+            // The pad's closing zero is written just after the player ends (and may wait for the
+            // pad's update interval): show it.
+            while bars, let late = try? client.nextEvent(timeout: 0.1), str(late, "event") == "device.output" {
+                showBars(late, tty: tty)
+            }
+            if bars && tty { print("") }
+            if !json { print("finished (\(str(event, "reason") ?? "?"))") }
+            return
+        case "engine.stopped":
+            if bars && tty { print("") }
+            printError("hapticctl: the engine stopped (\(str(event, "reason") ?? "?"))")
+            throw ExitCode(1)
+        default: break
+        }
+    }
+}
+
+func subscribeForFollowing(_ client: HapticClient, bars: Bool) {
+    var events: [JSONValue] = [.string("player.finished"), .string("engine.stopped")]
+    if bars { events.append(.string("device.output")) }
+    _ = try? client.request("subscribe", JSONObject(["events": .array(events)]))
+}
+
 /// `--at T` (engine time) or `--after S` (seconds from now).
 struct When: ParsableArguments {
     @Option(help: "When, on the engine's clock (seconds; see engine status).") var at: Double?
@@ -142,7 +187,7 @@ struct Play: ParsableCommand {
         abstract: "Play a pattern: a library name (hapticctl play heartbeat) or an AHAP file.",
         discussion: "Without --wait or --bars it returns at once and the pattern plays to its end. A looping pattern plays while hapticctl stays connected: until Ctrl-C.")
     @Argument(help: "A library pattern name or an .ahap file.") var pattern: String
-    @Option(help: "Device number (see devices).") var device: Int?
+    @OptionGroup var target: EngineTarget
     @Flag(help: "Loop until interrupted.") var loop = false
     @Option(help: "Playback rate (> 0).") var rate: Double?
     @Flag(help: "Wait until the pattern has finished.") var wait = false
@@ -151,53 +196,28 @@ struct Play: ParsableCommand {
 
     func run() throws {
         var body = try patternMembers(pattern)
-        if let device { body.append("device", .number(Double(device))) }
+        target.apply(to: &body)
         if loop { body.append("loop", .bool(true)) }
         if let rate { body.append("rate", .number(rate)) }
         let client = try connection.client()
         let waiting = wait || bars || loop
-        if waiting {
-            var events: [JSONValue] = [.string("player.finished"), .string("engine.stopped")]
-            if bars { events.append(.string("device.output")) }
-            _ = try? client.request("subscribe", JSONObject(["events": .array(events)]))
-        }
+        if waiting { subscribeForFollowing(client, bars: bars) }
         let result = try connection.call(client, "play", body) { r in "playing \(pattern) on device \(int(r, "device")) as player \(int(r, "player"))" }
         guard waiting else { return }
         if loop && !connection.json { print("looping; Ctrl-C stops it") }
-        let player = result["player"]
-        let tty = isatty(STDOUT_FILENO) != 0
-        while true {
-            guard let event = try? client.nextEvent(timeout: 3600) else { break }
-            switch str(event, "event") {
-            case "device.output": if bars { showBars(event, tty: tty) }
-            case "player.finished" where event["player"] == player:
-                // The pad's closing zero is written just after the player ends (and may wait for
-                // the pad's update interval): show it.
-                while bars, let late = try? client.nextEvent(timeout: 0.1), str(late, "event") == "device.output" {
-                    showBars(late, tty: tty)
-                }
-                if bars && tty { print("") }
-                if !connection.json { print("finished (\(str(event, "reason") ?? "?"))") }
-                return
-            case "engine.stopped":
-                if bars && tty { print("") }
-                printError("hapticctl: the engine stopped (\(str(event, "reason") ?? "?"))")
-                throw ExitCode(1)
-            default: break
-            }
-        }
+        try follow(client, player: result["player"], bars: bars, json: connection.json)
     }
 }
 
 struct Create: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create a player for a pattern (start it with start).")
     @Argument(help: "A library pattern name or an .ahap file.") var pattern: String
-    @Option(help: "Device number.") var device: Int?
+    @OptionGroup var target: EngineTarget
     @Flag(help: "A basic player (no pause, seek, loop or rate).") var basic = false
     @OptionGroup var connection: Connection
     func run() throws {
         var body = try patternMembers(pattern)
-        if let device { body.append("device", .number(Double(device))) }
+        target.apply(to: &body)
         if basic { body.append("advanced", .bool(false)) }
         try connection.run("player.create", body, human: playerLine)
     }
@@ -363,13 +383,13 @@ struct Engine: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A pad's engine: start, stop, reset or status.")
     enum Action: String, ExpressibleByArgument, CaseIterable { case start, stop, reset, status }
     @Argument(help: "start, stop, reset or status.") var action: Action = .status
-    @Option(help: "Device number.") var device: Int?
+    @OptionGroup var target: EngineTarget
     @OptionGroup var connection: Connection
     func run() throws {
         var body = JSONObject()
-        if let device { body.append("device", .number(Double(device))) }
+        target.apply(to: &body)
         try connection.run("engine.\(action.rawValue)", body) { r in
-            "device \(int(r, "device")): engine \(r["running"] == .bool(true) ? "running" : "stopped"), "
+            "device \(int(r, "device")) (\(str(r, "locality") ?? "default")): engine \(r["running"] == .bool(true) ? "running" : "stopped"), "
                 + "\(r["playing"] == .bool(true) ? "playing" : "idle"), clock \(Format.fixed(num(r, "current_time") ?? 0, 3)) s, "
                 + "\(int(r, "players")) player(s), gain \(Format.fixed(num(r, "gain") ?? 1, 2))"
         }

@@ -11,7 +11,8 @@ struct Hapticctl: ParsableCommand {
         discussion: "Daemon commands talk to hapticd's socket (--socket, $HAPTICD_SOCKET, or the default). validate, info and render work offline. Shell completions: hapticctl --generate-completion-script bash|zsh|fish.",
         subcommands: [
             Play.self, Stop.self, Devices.self, Patterns.self, Param.self, Curve.self, Create.self, Start.self, Cancel.self,
-            Pause.self, Resume.self, Seek.self, SetPlayer.self, Destroy.self, Engine.self, Gain.self, Watch.self, Ping.self,
+            Pause.self, Resume.self, Seek.self, SetPlayer.self, Destroy.self, Engine.self, Gain.self, Caps.self, Feedback.self,
+            Prepare.self, Rumble.self, Watch.self, Ping.self,
             Version.self, Request.self, Validate.self, Info.self, Render.self,
         ]
     )

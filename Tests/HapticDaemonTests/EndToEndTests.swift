@@ -15,7 +15,8 @@ import Testing
         guard case .array(let devices)? = try c.request("devices")["devices"] else { Issue.record("no devices"); return }
         #expect(devices.count == 2)
         guard case .array(let patterns)? = try c.request("patterns")["patterns"] else { Issue.record("no patterns"); return }
-        #expect(patterns.count == 11)
+        let files = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot + "/config/patterns").filter { $0.hasSuffix(".ahap") }
+        #expect(patterns.count == files.count && patterns.count >= 20)
 
         let sub = try c.request("subscribe", JSONObject(["events": .array([.string("player.finished")])]))
         #expect(sub["events"] == .array([.string("player.finished")]))

@@ -88,7 +88,7 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         #expect(!loop.isArmed, "nothing plays: the timer is disarmed")
         let wakeups = loop.wakeups
         #expect(wakeups > 0)
-        #expect(events.all.contains(.playerEnded(pad: 3, player: player, end: .finished)))
+        #expect(events.all.contains(.playerEnded(pad: 3, locality: .default, player: player, end: .finished)))
         #expect(events.all.contains { if case .wrote(pad: 3, _, _) = $0 { true } else { false } })
     }
 
@@ -121,10 +121,10 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         }
         sink.failWith = DeviceError(kind: .disconnected, operation: .upload, path: "/dev/input/event9")
         let deadline = DispatchTime.now() + 5
-        while !events.all.contains(.engineStopped(pad: 1, reason: .gameControllerDisconnect)) && DispatchTime.now() < deadline {
+        while !events.all.contains(.engineStopped(pad: 1, locality: .default, reason: .gameControllerDisconnect)) && DispatchTime.now() < deadline {
             _ = loop.isArmed  // a round trip through the render queue
         }
-        #expect(events.all.contains(.engineStopped(pad: 1, reason: .gameControllerDisconnect)))
+        #expect(events.all.contains(.engineStopped(pad: 1, locality: .default, reason: .gameControllerDisconnect)))
         #expect(events.all.contains(.deviceError(pad: 1, message: "/dev/input/event9: upload effect failed: the device is gone (unplugged)", disconnected: true)))
         #expect(sink.released)
         #expect(!loop.isArmed)
@@ -153,10 +153,10 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
             return p
         }!
         loop.detachPad(2)
-        #expect(events.all.contains(.engineStopped(pad: 2, reason: .gameControllerDisconnect)))
+        #expect(events.all.contains(.engineStopped(pad: 2, locality: .default, reason: .gameControllerDisconnect)))
         let sink = RecordingSink()
         loop.reattachPad(2, sink: sink)
-        #expect(events.all.contains(.engineReset(pad: 2)))
+        #expect(events.all.contains(.engineReset(pad: 2, locality: .default)))
         #expect(throws: EngineError.playerInvalidated(p)) {
             try loop.withPad(2) { engine, _ in try engine.start(p) }
         }

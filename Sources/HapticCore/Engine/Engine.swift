@@ -90,10 +90,16 @@ public final class HapticEngine {
     private var finishedHandler: (() -> FinishedAction)?
     /// When the engine last had something to do (for auto-shutdown).
     private var idleSince: Double?
+    /// Auto-shutdown waits at least until then (`keepAwake`).
+    private var awakeUntil = -Double.infinity
 
-    public init(profile: DeviceProfile = .generic, clock: any HapticClock) {
+    /// Which motors this engine's output drives (its locality's route).
+    public let route: MotorRoute
+
+    public init(profile: DeviceProfile = .generic, clock: any HapticClock, route: MotorRoute = .both) {
         self.profile = profile
         self.clock = clock
+        self.route = route
     }
 
     /// The engine's clock: what `HapticTime.at` values refer to.
@@ -137,6 +143,13 @@ public final class HapticEngine {
 
     /// Calls `handler` once every player has finished (at once when nothing plays); it answers
     /// whether to stop the engine.
+    /// Keeps auto-shutdown from stopping the engine before `t` (a prepared feedback generator).
+    public func keepAwake(until t: Double) {
+        guard t.isFinite else { return }
+        awakeUntil = max(awakeUntil, t)
+        mutations &+= 1
+    }
+
     public func notifyWhenPlayersFinished(_ handler: @escaping () -> FinishedAction) {
         finishedHandler = handler
         checkFinished()
@@ -188,6 +201,24 @@ public final class HapticEngine {
         try ensureRunning()
         let id = makePlayer(CompiledPattern(pattern, profile: profile), advanced: true, oneShot: true)
         try start(id)
+        return id
+    }
+
+    /// A plain rumble, as SDL's `SDL_RumbleGamepad` and the Web Gamepad API's `dual-rumble` give it:
+    /// the strong and weak motors at these magnitudes (0…1, given straight to the motors, whatever the
+    /// engine's locality) for `duration` seconds. A player like any other — mixed, paced, stopped,
+    /// muted, scaled by an intensity control — made and started by the caller (`start(at:)` gives the
+    /// delay). One-shot: it is gone once it ends.
+    public func makeRumble(strong: Double, weak: Double, duration: Double) throws(EngineError) -> PlayerID {
+        guard strong.isFinite, weak.isFinite, (0...1).contains(strong), (0...1).contains(weak) else {
+            throw .invalidValue("rumble magnitudes are 0…1, not \(strong) and \(weak)")
+        }
+        guard duration.isFinite, duration > 0 else { throw .invalidValue("a rumble lasts more than 0 s, not \(duration)") }
+        try withinHorizon(duration, "rumble duration")
+        let pattern = HapticPattern(elements: [.event(.continuous(at: 0, duration: duration, intensity: 1, sharpness: 0))])
+        let id = makePlayer(CompiledPattern(pattern, profile: profile), advanced: true, oneShot: true)
+        players[id]!.fixedOutput = MotorMagnitudes(
+            strong: UInt16(saturating: (strong * 65535).rounded()), weak: UInt16(saturating: (weak * 65535).rounded()))
         return id
     }
 
@@ -345,7 +376,10 @@ public final class HapticEngine {
         for p in order {
             if let first = p.pending.first { next = min(next ?? first.time, first.time) }
         }
-        if isAutoShutdownEnabled, isRunning, let since = idleSince { next = min(next ?? since + idleTimeout, since + idleTimeout) }
+        if isAutoShutdownEnabled, isRunning, let since = idleSince {
+            let deadline = max(since + idleTimeout, awakeUntil)
+            next = min(next ?? deadline, deadline)
+        }
         return next
     }
 
@@ -365,7 +399,7 @@ public final class HapticEngine {
             p.cachedChange = (mutations, t, change)
             result.merge(change)
         }
-        if isAutoShutdownEnabled, let since = idleSince { result.merge(time: since + idleTimeout) }
+        if isAutoShutdownEnabled, let since = idleSince { result.merge(time: max(since + idleTimeout, awakeUntil)) }
         if isMutedForHaptics { result.ramping = false }
         return result
     }
@@ -375,7 +409,7 @@ public final class HapticEngine {
     public func peek(at t: Double) -> MotorMagnitudes {
         guard isRunning, !isMutedForHaptics else { return .zero }
         var mix = MotorMagnitudes.zero
-        for p in order where p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: t)) }
+        for p in order where p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: t, route: route)) }
         return mix
     }
 
@@ -387,7 +421,7 @@ public final class HapticEngine {
         for p in order where !p.controls.isEmpty { p.controls.prune(through: now) }
         guard isRunning, !isMutedForHaptics else { return .zero }
         var mix = MotorMagnitudes.zero
-        for p in order where p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: now)) }
+        for p in order where p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: now, route: route)) }
         return mix
     }
 
@@ -405,7 +439,7 @@ public final class HapticEngine {
                 idleSince = nil
             } else {
                 if idleSince == nil { idleSince = now }
-                if now - idleSince! >= idleTimeout { stopBySelf(.idleTimeout) }
+                if now - idleSince! >= idleTimeout && now >= awakeUntil { stopBySelf(.idleTimeout) }
             }
         }
     }

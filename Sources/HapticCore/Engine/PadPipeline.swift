@@ -1,8 +1,10 @@
-/// One pad's pipeline without I/O: engine (players → renderer → mixer) → gain → pacer. The render
-/// loop calls `tick()` and writes what comes out to the device; tests call it with a manual clock.
-/// Not `Sendable`: it belongs to the render queue, like its engine.
+/// One pad's pipeline without I/O: engines (one per locality in use: players → renderer → mixer,
+/// each routed to its motors) → sum → gain → pacer. The render loop calls `tick()` and writes what
+/// comes out to the device; tests call it with a manual clock. Not `Sendable`: it belongs to the
+/// render queue, like its engines.
 public final class PadPipeline {
-    public let engine: HapticEngine
+    /// The pad's engines, the `default` locality's first; others are added as they are used.
+    public private(set) var engines: [(locality: Locality, engine: HapticEngine)]
     public private(set) var pacer: Pacer
     /// Software gain 0…1 applied to the mix before pacing (per-pad gain from config or `gain.set`).
     public var gain: Double = 1 {
@@ -10,8 +12,28 @@ public final class PadPipeline {
     }
 
     public init(engine: HapticEngine) {
-        self.engine = engine
+        self.engines = [(.default, engine)]
         self.pacer = Pacer(profile: engine.profile)
+    }
+
+    /// The `default` locality's engine.
+    public var engine: HapticEngine { engines[0].engine }
+
+    public func engine(for locality: Locality) -> HapticEngine? {
+        engines.first { $0.locality == locality }?.engine
+    }
+
+    /// Adds the engine of another locality; its output adds to the others' before the gain.
+    public func add(_ engine: HapticEngine, for locality: Locality) {
+        precondition(self.engine(for: locality) == nil, "one engine per locality")
+        engines.append((locality, engine))
+    }
+
+    /// Every engine's output at once, summed per motor and clamped (Apple: localities' outputs add).
+    func mix(_ output: (HapticEngine) -> MotorMagnitudes) -> MotorMagnitudes {
+        var m = output(engines[0].engine)
+        for (_, e) in engines.dropFirst() { m = m.mixed(with: output(e)) }
+        return m
     }
 
     /// Look-ahead steps at most per `nextWakeup(now:)` while ramping (bounds its cost).
@@ -30,8 +52,8 @@ public final class PadPipeline {
     /// for a command), which `nextWakeup(now:)` learns from.
     public func tick(sampleBefore: Bool = false, timer: Bool = false) -> Pacer.Write? {
         let now = engine.currentTime
-        if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(engine.peek(at: now - 1e-6)), at: now) }
-        let write = pacer.offer(scaled(engine.render()), at: now)
+        if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix { $0.peek(at: now - 1e-6) }), at: now) }
+        let write = pacer.offer(scaled(mix { $0.render() }), at: now)
         if write != nil || !timer {
             idleWakes = 0
         } else if !pacer.hasPendingOutput {
@@ -57,7 +79,8 @@ public final class PadPipeline {
     /// saturated at full scale, say), breakpoints are looked at no more than once per update interval
     /// until one does; a single such wake changes nothing, so onsets keep their own time.
     public func nextWakeup(now: Double) -> Double? {
-        let change = engine.nextChange(at: now)
+        var change = engine.nextChange(at: now)
+        for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: now)) }
         var wake = max(change.time, pacer.nextWriteTime(from: now))
         if idleWakes >= 2 { wake = max(wake, now + pacer.profile.minimumUpdateInterval) }
         if let d = pacer.nextDeadline { wake = min(wake, max(d, now)) }
@@ -73,7 +96,7 @@ public final class PadPipeline {
         let interval = max(pacer.profile.minimumUpdateInterval, Self.rampResolution)
         let ready = pacer.nextWriteTime(from: now)
         let have = pacer.written
-        func differs(_ t: Double) -> Bool { pacer.quantized(scaled(engine.peek(at: t))) != have }
+        func differs(_ t: Double) -> Bool { pacer.quantized(scaled(mix { $0.peek(at: t) })) != have }
         var previous = now
         var t = ready > now ? ready : now + interval
         for _ in 0..<Self.maximumLookahead {
@@ -95,17 +118,13 @@ public final class PadPipeline {
 
     /// Fixed tick (the reference mode): whether the loop must keep ticking — something plays, or
     /// output waits for the pad.
-    public var needsTicks: Bool { engine.isPlaying || pacer.hasPendingOutput }
+    public var needsTicks: Bool { engines.contains { $0.engine.isPlaying } || pacer.hasPendingOutput }
 
     /// Fixed tick, while not ticking: when to wake up next (a scheduled command, the idle shutdown, a
     /// refresh).
     public var nextWakeup: Double? {
-        switch (engine.nextWakeup, pacer.nextDeadline) {
-        case (let a?, let b?): min(a, b)
-        case (let a?, nil): a
-        case (nil, let b?): b
-        case (nil, nil): nil
-        }
+        let times = engines.compactMap(\.engine.nextWakeup) + [pacer.nextDeadline].compactMap { $0 }
+        return times.min()
     }
 
     /// The pad reconnected or was reset: its motors start from zero.

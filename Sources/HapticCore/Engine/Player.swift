@@ -73,6 +73,9 @@ final class PlayerState {
     var completion: ((PlayerEnd) -> Void)?
     /// `nextChange(at:)` as last computed: the engine's mutation count, the time, the answer.
     var cachedChange: (version: Int, at: Double, result: NextChange)?
+    /// A plain rumble (`HapticEngine.makeRumble`): these magnitudes while its pattern sounds, scaled by
+    /// its intensity, instead of the pattern's mapping.
+    var fixedOutput: MotorMagnitudes?
 
     init(id: PlayerID, compiled: CompiledPattern, isAdvanced: Bool, isOneShot: Bool = false) {
         self.id = id
@@ -176,10 +179,14 @@ final class PlayerState {
     }
 
     /// The unquantized motor output at `t` (zero unless playing and not muted).
-    func magnitudes(at t: Double) -> MotorMagnitudes {
+    func magnitudes(at t: Double, route: MotorRoute = .both) -> MotorMagnitudes {
         guard !isMuted, isPlaying else { return .zero }
         let o = offset(at: t)
         let signal = compiled.frame(at: o, external: controls.isEmpty ? .neutral : controls.values(at: t))
-        return MotorMapping.magnitudes(for: signal, profile: compiled.profile, quantized: false)
+        if let fixed = fixedOutput {
+            let i = min(max(signal.intensity, 0), 1)
+            return MotorMagnitudes(strong: UInt16(Double(fixed.strong) * i), weak: UInt16(Double(fixed.weak) * i))
+        }
+        return MotorMapping.magnitudes(for: signal, profile: compiled.profile, route: route, quantized: false)
     }
 }

@@ -53,12 +53,28 @@ public struct MotorMagnitudes: Equatable, Sendable, Hashable, CustomStringConver
 public enum MotorMapping {
     /// `quantized: false` leaves quantization to a later stage (the engine mixes players first and
     /// its pacer quantizes once).
+    ///
+    /// `route` `.strongOnly`/`.weakOnly` (one-motor localities): the intensity is that motor's
+    /// magnitude and the other stays still; sharpness still shapes transient pulses upstream but moves
+    /// no energy, since one motor has one frequency (docs/rendering.md §10).
     @inlinable
-    public static func magnitudes(for signal: HapticSignal, profile: DeviceProfile, quantized: Bool = true) -> MotorMagnitudes {
+    public static func magnitudes(
+        for signal: HapticSignal, profile: DeviceProfile, route: MotorRoute = .both, quantized: Bool = true
+    ) -> MotorMagnitudes {
         let i = min(max(signal.intensity, 0), 1)
         let s = min(max(signal.sharpness, 0), 1)
-        let strong = scale(lift(i * (1 - s).squareRoot(), floor: profile.strongFloor))
-        let weak = scale(lift(i * s.squareRoot(), floor: profile.weakFloor))
+        let strong: UInt16, weak: UInt16
+        switch route {
+        case .both:
+            strong = scale(lift(i * (1 - s).squareRoot(), floor: profile.strongFloor))
+            weak = scale(lift(i * s.squareRoot(), floor: profile.weakFloor))
+        case .strongOnly:
+            strong = scale(lift(i, floor: profile.strongFloor))
+            weak = 0
+        case .weakOnly:
+            strong = 0
+            weak = scale(lift(i, floor: profile.weakFloor))
+        }
         guard quantized else { return MotorMagnitudes(strong: strong, weak: weak) }
         return MotorMagnitudes(strong: profile.quantization.apply(strong), weak: profile.quantization.apply(weak))
     }

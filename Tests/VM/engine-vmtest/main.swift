@@ -63,7 +63,7 @@ do {
         check(gaps.allSatisfy { $0 > 0.10 && $0 < 0.20 }, "the steps arrive about 150 ms apart (coarse: TCG timing is noisy)", "\(gaps)")
     }
     check(!motorRunning(log.read()), "the motor is stopped when the pattern ends")
-    let ended = events.all.contains(.playerEnded(pad: 0, player: player, end: .finished))
+    let ended = events.all.contains(.playerEnded(pad: 0, locality: .default, player: player, end: .finished))
     check(ended, "the player reports that it finished")
 
     // Unplug mid-rumble: a pattern whose intensity keeps changing, so the loop keeps writing.
@@ -76,11 +76,11 @@ do {
     _ = log.wait(from: before, count: 3)
     kill(padPID, SIGUSR1)
     var waited = 0.0
-    while !events.all.contains(.engineStopped(pad: 0, reason: .gameControllerDisconnect)) && waited < 5 {
+    while !events.all.contains(.engineStopped(pad: 0, locality: .default, reason: .gameControllerDisconnect)) && waited < 5 {
         usleep(2000)
         waited += 0.002
     }
-    check(events.all.contains(.engineStopped(pad: 0, reason: .gameControllerDisconnect)),
+    check(events.all.contains(.engineStopped(pad: 0, locality: .default, reason: .gameControllerDisconnect)),
           "an unplug fires the stopped handler with the disconnect reason", "\(events.all.filter { if case .wrote = $0 { false } else { true } })")
     check(events.all.contains { if case .deviceError(pad: 0, let m, true) = $0 { m.contains("gone (unplugged)") } else { false } },
           "and reports a clean device error")

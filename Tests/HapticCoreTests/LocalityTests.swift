@@ -1,0 +1,93 @@
+import HapticCore
+import Testing
+
+/// Localities on the manual clock: each engine routes its output to its motors, and a pad's engines
+/// add up before its gain and pacer.
+@Suite struct LocalityTests {
+    let clock = ManualClock(0)
+
+    func engine(_ locality: Locality) -> HapticEngine {
+        let e = HapticEngine(profile: .generic, clock: clock, route: locality.route!)
+        e.start()
+        return e
+    }
+
+    /// A continuous event at sharpness 0.5: on both motors it splits, on one it is all that motor's.
+    let half = HapticPattern(elements: [.event(.continuous(at: 0, duration: 1, intensity: 0.6, sharpness: 0.5))])
+
+    @Test func leftAndRightHandlesDriveOneMotorEachAtFullIntensity() throws {
+        for (locality, expected) in [
+            (Locality.leftHandle, MotorMagnitudes(strong: 39321, weak: 0)),
+            (.rightHandle, MotorMagnitudes(strong: 0, weak: 39321)),
+            (.handles, MotorMagnitudes(strong: 27804, weak: 27804)),
+            (.default, MotorMagnitudes(strong: 27804, weak: 27804)),
+        ] {
+            let e = engine(locality)
+            try e.start(e.makePlayer(half))
+            clock.now = 0.5
+            #expect(e.render() == expected, "\(locality)")
+            clock.now = 0
+        }
+    }
+
+    @Test func aPadsEnginesMixAndStopIndependently() throws {
+        let pipe = PadPipeline(engine: engine(.default))
+        let left = engine(.leftHandle), right = engine(.rightHandle)
+        pipe.add(left, for: .leftHandle)
+        pipe.add(right, for: .rightHandle)
+        #expect(pipe.engine(for: .leftHandle) === left && pipe.engines.count == 3)
+        try left.start(left.makePlayer(HapticPattern(elements: [.event(.continuous(at: 0, duration: 2, intensity: 0.7, sharpness: 0.9))])))
+        try right.start(right.makePlayer(HapticPattern(elements: [.event(.continuous(at: 0, duration: 2, intensity: 0.4, sharpness: 0))])))
+        try pipe.engine.start(pipe.engine.makePlayer(HapticPattern(elements: [.event(.continuous(at: 0, duration: 2, intensity: 1, sharpness: 0))])))
+        clock.now = 0.1
+        // The woofer carries 0.7 and the default engine's dull event adds full scale: clamped.
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 65535, weak: 26214)))
+        // Stopping one engine stops only its players.
+        pipe.engine.stop()
+        clock.now = 0.2
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 45875, weak: 26214)))
+        left.stop()
+        clock.now = 0.3
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 0, weak: 26214)))
+        // The pipeline's wakeups come from every engine.
+        #expect(abs((pipe.nextWakeup(now: 0.3) ?? 0) - 2) < 1e-9)
+    }
+
+    @Test func triggersHaveNoRouteOnARumblePad() {
+        #expect(Locality.triggers.route == nil && Locality.leftTrigger.route == nil && Locality.rightTrigger.route == nil)
+        #expect(Locality.rumblePad.map(\.rawValue) == ["default", "all", "handles", "leftHandle", "rightHandle"])
+    }
+
+    @Test func aRumbleGivesItsMagnitudesStraightToTheMotorsForItsDuration() throws {
+        let e = engine(.leftHandle)  // a rumble ignores its engine's route: its magnitudes are the motors'
+        let r = try e.makeRumble(strong: 0.8, weak: 0.2, duration: 0.5)
+        try e.start(r, at: .at(0.1))
+        clock.now = 0.05
+        #expect(e.render() == .zero, "a delayed start")
+        clock.now = 0.3
+        #expect(e.render() == MotorMagnitudes(strong: 52428, weak: 13107))
+        try e.sendParameters([(.hapticIntensityControl, 0.5)], to: r)
+        #expect(e.render() == MotorMagnitudes(strong: 26214, weak: 6553), "scaled by its intensity control")
+        clock.now = 0.61
+        #expect(e.render() == .zero)
+        #expect(e.playerIDs.isEmpty, "a one-shot: gone once it ended")
+        #expect(throws: EngineError.self) { try e.makeRumble(strong: 1.5, weak: 0, duration: 1) }
+        #expect(throws: EngineError.self) { try e.makeRumble(strong: 0.5, weak: 0, duration: 0) }
+        #expect(throws: EngineError.self) { try e.makeRumble(strong: 0.5, weak: 0, duration: 1e9) }
+    }
+
+    @Test func keepAwakeHoldsOffAutoShutdown() throws {
+        let e = engine(.default)
+        e.isAutoShutdownEnabled = true
+        e.idleTimeout = 1
+        _ = e.render()
+        e.keepAwake(until: 3)
+        clock.now = 2
+        _ = e.render()
+        #expect(e.isRunning, "prepared: still awake past the idle timeout")
+        #expect(abs((e.nextWakeup ?? 0) - 3) < 1e-9)
+        clock.now = 3
+        _ = e.render()
+        #expect(!e.isRunning)
+    }
+}
