@@ -85,12 +85,19 @@ import Testing
         #expect(daemon.terminate() == 0)
     }
 
-    /// The strongest strong-motor value a feedback wrote.
+    /// The strongest motor value a feedback wrote, once it has finished and the pad is still again.
     func peak(_ daemon: DaemonProcess, _ c: HapticClient, _ body: JSONObject) throws -> Int {
+        _ = try c.request("subscribe", JSONObject(["events": .array([.string("player.finished")])]))
+        // Whatever played before has reached the pad and stopped (a paced write may still deliver its
+        // window's peak after a stop: the pacer's peak hold).
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 && $0.3 == 0 } ?? true })
         let t0 = try engineTime(c)
         let r = try c.request("feedback", body)
         #expect(r["state"] == .string("playing"))
-        #expect(daemon.waitForTrace { rows in rows.contains { $0.0 >= t0 && ($0.2 > 0 || $0.3 > 0) } && rows.last.map { $0.2 == 0 && $0.3 == 0 } == true })
+        var finished = false
+        while !finished, let e = try c.nextEvent(timeout: 5) { finished = e["player"] == r["player"] }
+        #expect(finished)
+        #expect(daemon.waitForTrace { $0.last.map { $0.0 >= t0 && $0.2 == 0 && $0.3 == 0 } == true })
         return writes(daemon, after: t0).map { max($0.2, $0.3) }.max() ?? 0
     }
 
