@@ -21,6 +21,8 @@ struct ClientRegistry {
         let peer: PeerCredentials?
         let isAdmin: Bool
         let outlet: any ClientOutlet
+        /// The app it plays for (`hello`, else its process name): the policy's unit.
+        var app: String
         var subscriptions: Set<EventName> = []
         var players: Set<Int> = []
         /// The connection's current plain rumble: a new one replaces it.
@@ -36,7 +38,7 @@ struct ClientRegistry {
     subscript(id: ClientID) -> Client? { byID[id] }
 
     /// Admits a new connection, or says why not (its error is the connection's last line).
-    mutating func admit(_ peer: PeerCredentials?, outlet: any ClientOutlet, config: DaemonConfig) -> Result<ClientID, ProtocolError> {
+    mutating func admit(_ peer: PeerCredentials?, app: String, outlet: any ClientOutlet, config: DaemonConfig) -> Result<ClientID, ProtocolError> {
         let limits = config.limits
         if let peer {
             guard config.allows(peer) else {
@@ -55,7 +57,7 @@ struct ClientRegistry {
         }
         let id = nextID
         nextID += 1
-        byID[id] = Client(id: id, peer: peer, isAdmin: admin, outlet: outlet)
+        byID[id] = Client(id: id, peer: peer, isAdmin: admin, outlet: outlet, app: app)
         if let uid = peer?.uid { perUID[uid, default: 0] += 1 }
         return .success(id)
     }
@@ -78,6 +80,7 @@ struct ClientRegistry {
         if byID[id]?.rumble == player { byID[id]?.rumble = nil }
     }
     mutating func setRumble(_ player: Int?, of id: ClientID) { byID[id]?.rumble = player }
+    mutating func setApp(_ app: String, of id: ClientID) { byID[id]?.app = app }
 }
 
 /// Every player the daemon holds, by its daemon-wide number: which pad and engine player it is, who
@@ -104,6 +107,11 @@ struct PlayerRegistry {
         var owner: ClientID?
         let ownerUID: UInt32?
         let kind: Kind
+        /// For the policy: the owner's app (kept by orphans), the `important` flag of a feedback, and
+        /// the priority the request asked for.
+        var app: String
+        var important = false
+        var requestedPriority: Int?
         var oneShot: Bool { kind.isOneShot }
     }
 
@@ -126,10 +134,15 @@ struct PlayerRegistry {
     func find(pad: PadID, locality: Locality, local: PlayerID) -> Int? { byLocal[EngineKey(pad: pad, locality: locality)]?[local] }
     func isInvalidated(_ id: Int) -> Bool { invalidated.contains(id) }
 
-    mutating func add(pad: PadID, locality: Locality, local: PlayerID, owner: ClientID, ownerUID: UInt32?, kind: Kind) -> Int {
+    mutating func add(
+        pad: PadID, locality: Locality, local: PlayerID, owner: ClientID, ownerUID: UInt32?, kind: Kind, app: String,
+        important: Bool = false, requestedPriority: Int? = nil
+    ) -> Int {
         let id = nextID
         nextID += 1
-        byID[id] = Record(pad: pad, locality: locality, local: local, owner: owner, ownerUID: ownerUID, kind: kind)
+        byID[id] = Record(
+            pad: pad, locality: locality, local: local, owner: owner, ownerUID: ownerUID, kind: kind, app: app, important: important,
+            requestedPriority: requestedPriority)
         byLocal[EngineKey(pad: pad, locality: locality), default: [:]][local] = id
         if let ownerUID { perUID[ownerUID, default: 0] += 1 }
         return id
@@ -147,6 +160,7 @@ struct PlayerRegistry {
     }
 
     mutating func setOwner(_ owner: ClientID?, of id: Int) { byID[id]?.owner = owner }
+    mutating func setApp(_ app: String, of id: Int) { byID[id]?.app = app }
 
     /// Removes every player of an engine that was reset, remembering their numbers.
     mutating func invalidate(pad: PadID, locality: Locality) -> [(Int, Record)] {

@@ -132,6 +132,12 @@ extension DaemonCore {
             return try prepare(r, access)
         case .rumble:
             return try rumble(r, client, access)
+        case .hello:
+            return try hello(r, client, access)
+        case .policy:
+            return policyFields(client)
+        case .policySet:
+            return try setPolicy(r, client, access)
         }
     }
 
@@ -198,9 +204,10 @@ extension DaemonCore {
     /// client and within its limits, then lets `setUp` configure and start it; undone if that fails.
     func makePlayer(
         _ pattern: HapticPattern, _ r: Request, _ client: ClientRegistry.Client, _ access: RenderLoop.PadAccess,
-        kind: PlayerRegistry.Kind, make: ((HapticEngine) throws(EngineError) -> PlayerID)? = nil,
+        kind: PlayerRegistry.Kind, important: Bool = false, make: ((HapticEngine) throws(EngineError) -> PlayerID)? = nil,
         _ setUp: (HapticEngine, PlayerID) throws(ProtocolError) -> Void
     ) throws(ProtocolError) -> JSONObject {
+        let priority = try requestedPriority(r)
         guard pattern.duration <= config.limits.timeHorizon else {
             throw ProtocolError(.invalidPattern, "the pattern lasts \(pattern.duration) s, beyond the \(config.limits.timeHorizon) s horizon (limits.time_horizon)")
         }
@@ -215,8 +222,11 @@ extension DaemonCore {
         } else {
             local = engine.makePlayer(pattern, advanced: advanced, oneShot: kind.isOneShot)
         }
-        let id = players.add(pad: pad, locality: locality, local: local, owner: client.id, ownerUID: client.peer?.uid, kind: kind)
+        let id = players.add(
+            pad: pad, locality: locality, local: local, owner: client.id, ownerUID: client.peer?.uid, kind: kind, app: client.app,
+            important: important, requestedPriority: priority)
         clients.addPlayer(id, to: client.id)
+        applyPolicy(toNew: id, engine)
         do {
             try setUp(engine, local)
         } catch {
@@ -386,6 +396,8 @@ extension DaemonCore {
 
     func playerFields(_ id: Int, _ rec: PlayerRegistry.Record, _ engine: HapticEngine) -> JSONObject {
         var o = JSONObject(["player": .number(Double(id)), "device": .number(Double(rec.pad)), "locality": .string(rec.locality.rawValue)])
+        o.append("priority", .number(Double(config.policy.priority(app: rec.app, requested: rec.requestedPriority))))
+        o.append("heard_at", .number(config.policy.gain(app: rec.app, important: rec.important)))
         if let s = try? engine.status(rec.local) {
             o.append("state", .string(s.phase.rawValue))
             o.append("offset", .number(s.offset))

@@ -51,6 +51,8 @@ public struct DaemonConfig: Equatable, Sendable {
     public var profiles = DeviceProfile.builtIn
     /// Per-pad software gain 0…1, keyed by "vvvv:pppp", pad name, or "default".
     public var gains: [String: Double] = [:]
+    /// Who is heard when several programs share a pad (Policy.swift).
+    public var policy = PolicyConfig()
 
     /// Every bound on what clients can make the daemon hold or do (`[limits]`).
     public struct Limits: Equatable, Sendable {

@@ -51,7 +51,7 @@ struct ConfigReader {
     mutating func read(_ root: JSONValue) throws(ConfigError) -> DaemonConfig {
         var c = DaemonConfig()
         let top = try table(root, "")
-        try checkKeys(top, "", ["socket", "render", "engine", "limits", "clients", "patterns", "devices"])
+        try checkKeys(top, "", ["socket", "render", "engine", "limits", "clients", "patterns", "devices", "policy"])
         if let v = top["socket"] {
             let s = try table(v, "socket")
             try checkKeys(s, "socket", ["path", "mode", "group"])
@@ -133,6 +133,7 @@ struct ConfigReader {
                 c.patternDirectories = try array(x, "patterns.directories").map { v throws(ConfigError) in try string(v, "patterns.directories") }
             }
         }
+        if let v = top["policy"] { c.policy = try policy(v) }
         if let v = top["devices"] {
             let d = try table(v, "devices")
             try checkKeys(d, "devices", ["gain", "profile"])
@@ -151,6 +152,41 @@ struct ConfigReader {
             }
         }
         return c
+    }
+
+    /// `[policy]` and its `[[policy.app]]` rules.
+    func policy(_ v: JSONValue) throws(ConfigError) -> PolicyConfig {
+        var p = PolicyConfig()
+        let t = try table(v, "policy")
+        try checkKeys(t, "policy", ["profile", "max_strength", "duck", "app"])
+        if let x = t["profile"] {
+            let name = try string(x, "policy.profile")
+            guard let profile = PolicyConfig.Profile(rawValue: name) else {
+                throw ConfigError("policy.profile", "expected \"full\", \"quiet\" or \"silent\", found \"\(name)\"")
+            }
+            p.profile = profile
+        }
+        if let x = t["max_strength"] { p.maxStrength = try number(x, "policy.max_strength", 0...1) }
+        if let x = t["duck"] { p.duck = try number(x, "policy.duck", 0...1) }
+        if let x = t["app"] {
+            let list = try array(x, "policy.app")
+            guard list.count <= 1024 else { throw ConfigError("policy.app", "at most 1024 app rules") }
+            for (i, item) in list.enumerated() {
+                let key = "policy.app[\(i)]"
+                let o = try table(item, key)
+                try checkKeys(o, key, ["id", "enabled", "gain", "priority", "important_allowed", "uids"])
+                guard let idValue = o["id"] else { throw ConfigError("\(key).id", "missing: every app rule names its app") }
+                var rule = PolicyConfig.AppRule(id: try string(idValue, "\(key).id"))
+                guard !rule.id.isEmpty, p.rule(for: rule.id) == nil else { throw ConfigError("\(key).id", "empty, or a second rule for \"\(rule.id)\"") }
+                if let x = o["enabled"] { rule.enabled = try bool(x, "\(key).enabled") }
+                if let x = o["gain"] { rule.gain = try number(x, "\(key).gain", 0...1) }
+                if let x = o["priority"] { rule.priority = try int(x, "\(key).priority", PolicyConfig.priorities) }
+                if let x = o["important_allowed"] { rule.importantAllowed = try bool(x, "\(key).important_allowed") }
+                if let x = o["uids"] { rule.uids = try ids(x, "\(key).uids") }
+                p.apps.append(rule)
+            }
+        }
+        return p
     }
 
     /// A `[[devices.profile]]` entry: a new profile, or (same name as a built-in) changes to it.

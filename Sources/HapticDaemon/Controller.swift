@@ -114,7 +114,8 @@ extension DaemonCore {
         guard let entry = library[name] else {
             throw ProtocolError(.notFound, "no feedback pattern \"\(name)\" in the library (install hapticd's pattern library, or add \(name).ahap to a pattern directory)")
         }
-        var result = try makePlayer(entry.pattern, r, client, access, kind: .play) { engine, local throws(ProtocolError) in
+        let important = try r.bool("important") ?? false
+        var result = try makePlayer(entry.pattern, r, client, access, kind: .play, important: important) { engine, local throws(ProtocolError) in
             if let intensity {
                 try engineCall { () throws(EngineError) in try engine.sendParameters([(.hapticIntensityControl, intensity)], to: local) }
             }

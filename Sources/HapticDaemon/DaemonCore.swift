@@ -17,7 +17,7 @@ public final class DaemonCore: @unchecked Sendable {
     public internal(set) var config: DaemonConfig
     public static let version = "0.5.0"
     /// Commands that change no engine: no render pass after them.
-    static let readOnly: Set<Command> = [.ping, .version, .devices, .patterns, .subscribe, .engineStatus, .capabilities]
+    static let readOnly: Set<Command> = [.ping, .version, .devices, .patterns, .subscribe, .engineStatus, .capabilities, .policy]
 
     struct PadRecord {
         var info: DeviceInfo
@@ -72,8 +72,9 @@ public final class DaemonCore: @unchecked Sendable {
             config = newConfig
             for (id, pad) in pads {
                 access.pipeline(id)?.gain = newConfig.gain(for: pad.info.name, usbID: pad.info.usbID)
-                if let engine = access.engine(id) { configure(engine, newConfig) }
+                for (_, engine) in access.engines(id) { configure(engine, newConfig) }
             }
+            applyPolicy(access)
         }
         reloadLibrary()
     }
@@ -113,7 +114,10 @@ public final class DaemonCore: @unchecked Sendable {
             }
             logger.info("pad \(id): \(info.name) (\(info.path), \(info.usbID), profile \(profile.name))")
         }
-        loop.perform { _ in broadcast(.deviceAdded, padFields(id)) }
+        loop.perform { access in
+            applyPolicy(access)
+            broadcast(.deviceAdded, padFields(id))
+        }
         return id
     }
 
@@ -141,7 +145,8 @@ public final class DaemonCore: @unchecked Sendable {
     /// A new connection: its id, or the error to send it as its last line before closing (not
     /// allowed, or over a connection limit).
     public func connect(credentials: PeerCredentials?, outlet: any ClientOutlet) -> Result<ClientID, ProtocolError> {
-        loop.perform(ticking: false) { _ in clients.admit(credentials, outlet: outlet, config: config) }
+        let app = Self.defaultAppName(credentials)  // read here, off the render queue
+        return loop.perform(ticking: false) { _ in clients.admit(credentials, app: app, outlet: outlet, config: config) }
     }
 
     /// The connection closed. Its players stop and are destroyed — except a one-shot `play` that does

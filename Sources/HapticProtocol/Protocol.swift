@@ -222,4 +222,7 @@ public enum Command: String, Sendable, CaseIterable {
     case feedback
     case prepare
     case rumble
+    case hello
+    case policy
+    case policySet = "policy.set"
 }

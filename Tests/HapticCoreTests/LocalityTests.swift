@@ -91,3 +91,60 @@ import Testing
         #expect(!e.isRunning)
     }
 }
+
+/// The policy in the mix: priorities duck, policy gains scale, a ceiling caps.
+@Suite struct PolicyMixTests {
+    let clock = ManualClock(0)
+
+    func constant(_ i: Double, _ duration: Double, sharpness: Double = 0) -> HapticPattern {
+        HapticPattern(elements: [.event(.continuous(at: 0, duration: duration, intensity: i, sharpness: sharpness))])
+    }
+
+    @Test func aHigherPriorityPlayerDucksLowerOnesOnEveryEngineOfThePad() throws {
+        let main = HapticEngine(profile: .generic, clock: clock)
+        main.start()
+        let pipe = PadPipeline(engine: main)
+        let right = HapticEngine(profile: .generic, clock: clock, route: .weakOnly)
+        right.start()
+        pipe.add(right, for: .rightHandle)
+        pipe.duck = 0.25
+        let game = main.makePlayer(constant(0.8, 5))
+        try main.start(game)
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 52428, weak: 0)))
+        let alert = right.makePlayer(constant(0.5, 0.5))
+        try right.setPriority(alert, 10)
+        try right.start(alert, at: .at(1))
+        clock.now = 1.1
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 13107, weak: 32768)), "the game ducked to a quarter under the alert")
+        clock.now = 1.6
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 52428, weak: 0)), "and back when the alert ended")
+        #expect(abs((pipe.nextWakeup(now: 1.6) ?? 0) - 5) < 1e-9)
+    }
+
+    @Test func equalPrioritiesMixAsEverAndAMutedPlayerDucksNobody() throws {
+        let e = HapticEngine(profile: .generic, clock: clock)
+        e.start()
+        let pipe = PadPipeline(engine: e)
+        pipe.duck = 0
+        let a = e.makePlayer(constant(0.3, 5)), b = e.makePlayer(constant(0.2, 5))
+        try e.start(a)
+        try e.start(b)
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 32768, weak: 0)), "same priority: they sum")
+        try e.setPriority(b, 5)
+        try e.setPolicyGain(b, 0)
+        clock.now = 0.1
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 19661, weak: 0)), "silenced by policy, b ducks no one")
+        try e.setPolicyGain(b, 0.5)
+        clock.now = 0.2
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 6553, weak: 0)), "heard again at half: a is muted (duck 0)")
+    }
+
+    @Test func maxStrengthIsACeilingAfterGain() throws {
+        let e = HapticEngine(profile: .generic, clock: clock)
+        e.start()
+        let pipe = PadPipeline(engine: e)
+        pipe.maxStrength = 0.5
+        try e.start(e.makePlayer(constant(0.9, 5, sharpness: 0.9)))
+        #expect(pipe.tick() == .set(MotorMagnitudes(strong: 18652, weak: 32767)), "weak capped, strong untouched")
+    }
+}

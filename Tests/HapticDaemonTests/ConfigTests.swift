@@ -91,7 +91,7 @@ import Testing
 
     @Test(arguments: [
         ("[socket]\nmoed = \"0600\"", "socket.moed: unknown key (known here: path, mode, group)"),
-        ("[sockett]", "sockett: unknown key (known here: socket, render, engine, limits, clients, patterns, devices)"),
+        ("[sockett]", "sockett: unknown key (known here: socket, render, engine, limits, clients, patterns, devices, policy)"),
         ("[render]\ntick_period = 5", "render.tick_period: 5.0 is out of range 0.001…0.1"),
         ("[render]\ntick_period = \"fast\"", "render.tick_period: expected a number, found a string"),
         ("[socket]\nmode = \"rw\"", "socket.mode: expected an octal mode such as \"0660\", found \"rw\""),
@@ -119,6 +119,61 @@ import Testing
             Issue.record("expected an error")
         } catch {
             #expect(error.description.hasPrefix("line 2, column"), "\(error)")
+        }
+    }
+}
+
+extension ConfigTests {
+    @Test func readsThePolicy() throws {
+        let c = try DaemonConfig.parse("""
+            [policy]
+            profile = "quiet"
+            max_strength = 0.7
+            duck = 0
+            [[policy.app]]
+            id = "org.example.Reader"
+            priority = 10
+            important_allowed = true
+            uids = [1000]
+            [[policy.app]]
+            id = "noisy-game"
+            enabled = false
+            gain = 0.5
+            priority = -5
+            """)
+        let p = c.policy
+        #expect(p.profile == .quiet && p.maxStrength == 0.7 && p.duck == 0)
+        let reader = try #require(p.rule(for: "org.example.Reader"))
+        #expect(reader.priority == 10 && reader.importantAllowed && reader.uids == [1000] && reader.enabled && reader.gain == 1)
+        // Rules only lower: the reader's important feedback passes quiet; nothing else does; a
+        // request cannot raise its priority above its app's.
+        #expect(p.gain(app: "org.example.Reader", important: true) == 1 && p.gain(app: "org.example.Reader", important: false) == 0)
+        #expect(p.gain(app: "noisy-game", important: true) == 0 && p.gain(app: "anyone", important: true) == 0)
+        #expect(p.priority(app: "org.example.Reader", requested: nil) == 10 && p.priority(app: "org.example.Reader", requested: 50) == 10)
+        #expect(p.priority(app: "org.example.Reader", requested: -20) == -20 && p.priority(app: "anyone", requested: 99) == 0)
+        var full = p
+        full.profile = .full
+        #expect(full.gain(app: "noisy-game", important: false) == 0, "disabled")
+        full.apps[1].enabled = true
+        #expect(full.gain(app: "noisy-game", important: false) == 0.5)
+        full.profile = .silent
+        #expect(full.gain(app: "org.example.Reader", important: true) == 0)
+    }
+
+    @Test(arguments: [
+        ("[policy]\nprofile = \"loud\"", "policy.profile: expected \"full\", \"quiet\" or \"silent\", found \"loud\""),
+        ("[policy]\nmax_strength = 2", "policy.max_strength: 2.0 is out of range 0.0…1.0"),
+        ("[[policy.app]]\ngain = 0.5", "policy.app[0].id: missing: every app rule names its app"),
+        ("[[policy.app]]\nid = \"a\"\npriority = 500", "policy.app[0].priority: 500.0 is out of range -100.0…100.0"),
+        ("[[policy.app]]\nid = \"a\"\n[[policy.app]]\nid = \"a\"", "policy.app[1].id: empty, or a second rule for \"a\""),
+        ("[[policy.app]]\nid = \"a\"\nloud = true", "policy.app[0].loud: unknown key (known here: id, enabled, gain, priority, important_allowed, uids)"),
+    ])
+    func badPolicyKeysNameTheKey(text: String, message: String) {
+        do {
+            _ = try DaemonConfig.parse(text)
+            Issue.record("expected an error for \(text)")
+        } catch {
+            #expect(error.description == message)
         }
     }
 }

@@ -406,23 +406,56 @@ public final class HapticEngine {
 
     /// The mixed, unquantized output at `t` as it will be if no command or breakpoint comes first:
     /// a pure look ahead, changing nothing (for `t` before `nextChange(at:).time`).
-    public func peek(at t: Double) -> MotorMagnitudes {
-        guard isRunning, !isMutedForHaptics else { return .zero }
-        var mix = MotorMagnitudes.zero
-        for p in order where p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: t, route: route)) }
-        return mix
-    }
+    public func peek(at t: Double) -> MotorMagnitudes { output(at: t) }
 
     /// Advances to the clock's time and returns the mixed, unquantized output of every playing,
     /// unmuted player (summed per motor, clamped). Zero while muted or stopped.
     public func render() -> MotorMagnitudes {
+        update()
+        return output(at: currentTime)
+    }
+
+    /// Advances to the clock's time: due commands take effect at their own times, players that ran
+    /// out end, spent parameter history is dropped. `render()` is this and `output(at:)`.
+    public func update() {
         let now = currentTime
         advance(to: now)
         for p in order where !p.controls.isEmpty { p.controls.prune(through: now) }
+    }
+
+    /// The mix at `t` of every playing player, each scaled by its policy gain, and those with a
+    /// priority below `duckBelow` also by `duck` (the pad's ducking: a higher-priority player plays).
+    /// Pure: changes nothing.
+    public func output(at t: Double, duckBelow threshold: Int? = nil, duck: Double = 1) -> MotorMagnitudes {
         guard isRunning, !isMutedForHaptics else { return .zero }
         var mix = MotorMagnitudes.zero
-        for p in order where p.isPlaying { mix = mix.mixed(with: p.magnitudes(at: now, route: route)) }
+        for p in order where p.isPlaying {
+            var g = p.policyGain
+            if let threshold, p.priority < threshold { g *= duck }
+            guard g > 0 else { continue }
+            let m = p.magnitudes(at: t, route: route)
+            mix = mix.mixed(with: g >= 1 ? m : MotorMagnitudes(strong: UInt16(Double(m.strong) * g), weak: UInt16(Double(m.weak) * g)))
+        }
         return mix
+    }
+
+    /// The highest priority among the players that play and may be heard (policy gain above zero):
+    /// while one plays, players of lower priority on the pad are ducked. nil: nothing plays.
+    public var playingPriority: Int? {
+        guard isRunning, !isMutedForHaptics else { return nil }
+        var top: Int?
+        for p in order where p.isPlaying && !p.isMuted && p.policyGain > 0 { top = max(top ?? p.priority, p.priority) }
+        return top
+    }
+
+    /// A player's priority (the policy's: a higher one playing ducks lower ones on the same pad).
+    public func setPriority(_ id: PlayerID, _ priority: Int) throws(EngineError) {
+        try player(id).priority = priority
+    }
+
+    /// A player's policy gain, 0…1: what the daemon's policy lets it be heard at (profile, app rules).
+    public func setPolicyGain(_ id: PlayerID, _ gain: Double) throws(EngineError) {
+        try player(id).policyGain = gain.isFinite ? min(max(gain, 0), 1) : 0
     }
 
     /// Applies every pending command due by `now`, in time order, each at its own time; ends players

@@ -10,6 +10,16 @@ public final class PadPipeline {
     public var gain: Double = 1 {
         didSet { gain = min(max(gain.isFinite ? gain : 1, 0), 1) }
     }
+    /// What players of lower priority are scaled by while a higher-priority one plays on the pad
+    /// (policy `duck`; 1: everything mixes alike, 0: muted).
+    public var duck: Double = 1 {
+        didSet { duck = min(max(duck.isFinite ? duck : 1, 0), 1) }
+    }
+    /// The strongest either motor is ever driven, 0…1 of full scale, after mixing and gain (policy
+    /// `max_strength`): a ceiling, not a scale.
+    public var maxStrength: Double = 1 {
+        didSet { maxStrength = min(max(maxStrength.isFinite ? maxStrength : 1, 0), 1) }
+    }
 
     public init(engine: HapticEngine) {
         self.engines = [(.default, engine)]
@@ -29,10 +39,16 @@ public final class PadPipeline {
         engines.append((locality, engine))
     }
 
-    /// Every engine's output at once, summed per motor and clamped (Apple: localities' outputs add).
-    func mix(_ output: (HapticEngine) -> MotorMagnitudes) -> MotorMagnitudes {
-        var m = output(engines[0].engine)
-        for (_, e) in engines.dropFirst() { m = m.mixed(with: output(e)) }
+    /// Every engine's output at `t`, summed per motor and clamped (Apple: localities' outputs add),
+    /// with the pad's ducking: while a player of higher priority plays on any engine of the pad,
+    /// players of lower priority are scaled by `duck`.
+    func mix(at t: Double) -> MotorMagnitudes {
+        var threshold: Int?
+        if duck < 1 {
+            for (_, e) in engines { if let p = e.playingPriority { threshold = max(threshold ?? p, p) } }
+        }
+        var m = engines[0].engine.output(at: t, duckBelow: threshold, duck: duck)
+        for (_, e) in engines.dropFirst() { m = m.mixed(with: e.output(at: t, duckBelow: threshold, duck: duck)) }
         return m
     }
 
@@ -52,8 +68,9 @@ public final class PadPipeline {
     /// for a command), which `nextWakeup(now:)` learns from.
     public func tick(sampleBefore: Bool = false, timer: Bool = false) -> Pacer.Write? {
         let now = engine.currentTime
-        if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix { $0.peek(at: now - 1e-6) }), at: now) }
-        let write = pacer.offer(scaled(mix { $0.render() }), at: now)
+        if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix(at: now - 1e-6)), at: now) }
+        for (_, e) in engines { e.update() }
+        let write = pacer.offer(scaled(mix(at: now)), at: now)
         if write != nil || !timer {
             idleWakes = 0
         } else if !pacer.hasPendingOutput {
@@ -62,9 +79,15 @@ public final class PadPipeline {
         return write
     }
 
+    /// The pad's gain, then its ceiling.
     func scaled(_ m: MotorMagnitudes) -> MotorMagnitudes {
-        guard gain < 1 else { return m }
-        return MotorMagnitudes(strong: UInt16(Double(m.strong) * gain), weak: UInt16(Double(m.weak) * gain))
+        var out = m
+        if gain < 1 { out = MotorMagnitudes(strong: UInt16(Double(m.strong) * gain), weak: UInt16(Double(m.weak) * gain)) }
+        if maxStrength < 1 {
+            let ceiling = UInt16(maxStrength * 65535)
+            out = MotorMagnitudes(strong: min(out.strong, ceiling), weak: min(out.weak, ceiling))
+        }
+        return out
     }
 
     /// Event-driven: when the loop must next run for this pad, seen right after a `tick()` at `now`.
@@ -96,7 +119,7 @@ public final class PadPipeline {
         let interval = max(pacer.profile.minimumUpdateInterval, Self.rampResolution)
         let ready = pacer.nextWriteTime(from: now)
         let have = pacer.written
-        func differs(_ t: Double) -> Bool { pacer.quantized(scaled(mix { $0.peek(at: t) })) != have }
+        func differs(_ t: Double) -> Bool { pacer.quantized(scaled(mix(at: t))) != have }
         var previous = now
         var t = ready > now ? ready : now + interval
         for _ in 0..<Self.maximumLookahead {

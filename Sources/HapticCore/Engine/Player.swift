@@ -76,6 +76,9 @@ final class PlayerState {
     /// A plain rumble (`HapticEngine.makeRumble`): these magnitudes while its pattern sounds, scaled by
     /// its intensity, instead of the pattern's mapping.
     var fixedOutput: MotorMagnitudes?
+    /// The policy's say: its priority on the pad, and the gain it may be heard at (0…1).
+    var priority = 0
+    var policyGain = 1.0
 
     init(id: PlayerID, compiled: CompiledPattern, isAdvanced: Bool, isOneShot: Bool = false) {
         self.id = id

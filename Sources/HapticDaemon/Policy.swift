@@ -1,0 +1,164 @@
+import Glibc
+import HapticCore
+import HapticProtocol
+
+/// Who is heard when several programs share a pad (`[policy]`; docs/clients.md, "Policy").
+///
+/// Modelled on feedbackd: a global profile — `full` (everything), `quiet` (only `important` feedback
+/// from apps allowed to send it, e.g. an accessibility tool), `silent` (nothing) — a ceiling on
+/// strength after mixing, and per-app rules that can only lower what the global settings allow; and
+/// on Lofelt/Meta's per-player priority: while a higher-priority player plays on a pad, lower ones are
+/// ducked (scaled by `duck`; 0 mutes them). By default every app is alike and everything mixes.
+public struct PolicyConfig: Equatable, Sendable {
+    public enum Profile: String, Sendable, CaseIterable { case full, quiet, silent }
+
+    public struct AppRule: Equatable, Sendable {
+        /// The app id a client gives in `hello`, or its process name.
+        public var id: String
+        public var enabled = true
+        /// 0…1: scales everything the app plays.
+        public var gain = 1.0
+        /// The app's players' priority, and the most it may ask for.
+        public var priority = 0
+        /// Whether its `important` feedback passes the `quiet` profile.
+        public var importantAllowed = false
+        /// Only clients of these users may claim this id (empty: anyone).
+        public var uids: [UInt32] = []
+
+        public init(id: String) { self.id = id }
+    }
+
+    public var profile = Profile.full
+    public var maxStrength = 1.0
+    public var duck = 0.3
+    public var apps: [AppRule] = []
+
+    public init() {}
+
+    public func rule(for app: String) -> AppRule? { apps.first { $0.id == app } }
+
+    public static let priorities = -100...100
+
+    /// The priority a player of `app` gets when it asks for `requested`: never above the app's own.
+    public func priority(app: String, requested: Int?) -> Int {
+        let cap = rule(for: app)?.priority ?? 0
+        return min(requested ?? cap, cap)
+    }
+
+    /// The gain a player of `app` is heard at: the profile (with `important` feedback of allowed apps
+    /// passing `quiet`), then the app's rule.
+    public func gain(app: String, important: Bool) -> Double {
+        let rule = rule(for: app)
+        let appGain = (rule?.enabled ?? true) ? (rule?.gain ?? 1) : 0
+        switch profile {
+        case .full: return appGain
+        case .quiet: return important && rule?.importantAllowed == true ? appGain : 0
+        case .silent: return 0
+        }
+    }
+}
+
+/// The policy commands and the policy's hold on every player, on the render queue.
+extension DaemonCore {
+    /// A client's app until it says otherwise: the peer's process name, else its user.
+    static func defaultAppName(_ peer: PeerCredentials?) -> String {
+        guard let peer else { return "unknown" }
+        if peer.pid > 0, let comm = readFirstLine("/proc/\(peer.pid)/comm"), !comm.isEmpty { return comm }
+        return "uid:\(peer.uid)"
+    }
+
+    static func readFirstLine(_ path: String) -> String? {
+        guard case .success(let bytes) = readFile(path, limit: 4096) else { return nil }
+        return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+
+    /// `hello`: the client names its app (an id such as `org.example.Game`).
+    func hello(_ r: Request, _ client: ClientRegistry.Client, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> JSONObject {
+        guard let app = try r.string("app") else { throw ProtocolError(.badRequest, "missing \"app\" (an app id such as \"org.example.Game\")") }
+        guard (1...128).contains(app.utf8.count), app.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+            throw ProtocolError(.badRequest, "\"app\" is 1…128 printable characters without spaces")
+        }
+        if let rule = config.policy.rule(for: app), !rule.uids.isEmpty, !rule.uids.contains(client.peer?.uid ?? UInt32.max) {
+            throw ProtocolError(.permissionDenied, "the app id \"\(app)\" is reserved for users \(rule.uids.map(String.init).joined(separator: ", ")) (policy.app uids)")
+        }
+        clients.setApp(app, of: client.id)
+        applyPolicy(access)
+        var result = JSONObject(["app": .string(app), "client": .number(Double(client.id))])
+        if let peer = client.peer { result.append("uid", .number(Double(peer.uid))) }
+        result.append("process", .string(Self.defaultAppName(client.peer)))
+        result.append("policy", .object(policyFields(clients[client.id]!)))
+        return result
+    }
+
+    /// The effective policy for one client.
+    func policyFields(_ client: ClientRegistry.Client) -> JSONObject {
+        let p = config.policy
+        let rule = p.rule(for: client.app)
+        return JSONObject([
+            "profile": .string(p.profile.rawValue), "max_strength": .number(p.maxStrength), "duck": .number(p.duck),
+            "app": .object(JSONObject([
+                "id": .string(client.app), "configured": .bool(rule != nil), "enabled": .bool(rule?.enabled ?? true),
+                "gain": .number(rule?.gain ?? 1), "priority": .number(Double(rule?.priority ?? 0)),
+                "important_allowed": .bool(rule?.importantAllowed ?? false),
+                "heard_at": .number(p.gain(app: client.app, important: false)),
+            ])),
+        ])
+    }
+
+    /// `policy.set` (root and admins): the global profile, ceiling and ducking, until the next reload.
+    func setPolicy(_ r: Request, _ client: ClientRegistry.Client, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> JSONObject {
+        try requireAdmin(client, "policy.set changes what every client is heard at")
+        var p = config.policy
+        if let name = try r.string("profile") {
+            guard let profile = PolicyConfig.Profile(rawValue: name) else {
+                throw ProtocolError(.badRequest, "unknown profile \"\(name)\" (full, quiet, silent)")
+            }
+            p.profile = profile
+        }
+        if let x = try r.number("max_strength") {
+            guard (0...1).contains(x) else { throw ProtocolError(.badRequest, "\"max_strength\" must be within 0…1") }
+            p.maxStrength = x
+        }
+        if let x = try r.number("duck") {
+            guard (0...1).contains(x) else { throw ProtocolError(.badRequest, "\"duck\" must be within 0…1") }
+            p.duck = x
+        }
+        guard p != config.policy || r.optional("profile") != nil || r.optional("max_strength") != nil || r.optional("duck") != nil else {
+            throw ProtocolError(.badRequest, "policy.set needs at least one of profile, max_strength, duck")
+        }
+        config.policy = p
+        applyPolicy(access)
+        return policyFields(client)
+    }
+
+    /// Brings every pad and player in line with the policy: after a reload, `policy.set` or `hello`.
+    func applyPolicy(_ access: RenderLoop.PadAccess) {
+        let p = config.policy
+        for id in pads.keys {
+            access.pipeline(id)?.duck = p.duck
+            access.pipeline(id)?.maxStrength = p.maxStrength
+        }
+        for (id, rec) in players.byID {
+            guard let engine = access.engine(rec.pad, rec.locality) else { continue }
+            let app = rec.owner.flatMap { clients[$0]?.app } ?? rec.app
+            try? engine.setPolicyGain(rec.local, p.gain(app: app, important: rec.important))
+            try? engine.setPriority(rec.local, p.priority(app: app, requested: rec.requestedPriority))
+            if app != rec.app { players.setApp(app, of: id) }
+        }
+    }
+
+    /// A new player's priority (the request's `priority`, capped by its app's) and gain.
+    func applyPolicy(toNew id: Int, _ engine: HapticEngine) {
+        guard let rec = players[id] else { return }
+        let p = config.policy
+        try? engine.setPolicyGain(rec.local, p.gain(app: rec.app, important: rec.important))
+        try? engine.setPriority(rec.local, p.priority(app: rec.app, requested: rec.requestedPriority))
+    }
+
+    /// The request's `priority`, if any, within −100…100.
+    func requestedPriority(_ r: Request) throws(ProtocolError) -> Int? {
+        guard let p = try r.integer("priority") else { return nil }
+        guard PolicyConfig.priorities.contains(p) else { throw ProtocolError(.badRequest, "\"priority\" must be within −100…100, not \(p)") }
+        return p
+    }
+}
