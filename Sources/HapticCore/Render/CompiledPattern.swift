@@ -105,6 +105,11 @@ public struct CompiledPattern: Sendable {
         self.prefixUsualEnd = Self.prefixMaxima(events.map(\.usualEnd))
     }
 
+    /// The event's own intensity/sharpness envelope (`.haptic` clips), if it has one.
+    public func envelope(of event: Event) -> EventEnvelope? {
+        event.envelope >= 0 ? envelopes[Int(event.envelope)] : nil
+    }
+
     static func prefixMaxima(_ values: [Double]) -> [Double] {
         var out: [Double] = []
         out.reserveCapacity(values.count)
