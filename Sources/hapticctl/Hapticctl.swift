@@ -172,7 +172,7 @@ struct Render: ParsableCommand {
     @Option(help: "Width of the SVG plot in pixels.") var width = 960.0
     @OptionGroup var profileOption: ProfileOption
     @OptionGroup var fileLimits: FileLimits
-    @Option(help: "Write here instead of standard output.") var output: String?
+    @Option(name: [.short, .long], help: "Write here instead of standard output.") var output: String?
 
     func validate() throws {
         guard step.isFinite, step >= 0.0001, step <= 10 else {
