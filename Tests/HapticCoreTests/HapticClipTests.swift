@@ -1,7 +1,7 @@
 import HapticCore
 import Testing
 
-/// Meta Haptics Studio / Lofelt `.haptic` clips (docs/rendering.md §9).
+/// Meta Haptics Studio / Lofelt `.haptic` clips (docs/rendering.md §12).
 @Suite struct HapticClipTests {
     /// Every field of the format: version, every metadata key (and one unknown), amplitude breakpoints
     /// with and without emphasis, a frequency envelope, and fields a newer minor version might add.

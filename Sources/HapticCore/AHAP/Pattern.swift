@@ -195,7 +195,7 @@ public enum PiecewiseLinear {
 }
 
 /// A continuous event's own intensity and sharpness over time: how a Meta Haptics Studio / Lofelt
-/// `.haptic` clip's amplitude and frequency envelopes are held (docs/rendering.md §9). Unlike a
+/// `.haptic` clip's amplitude and frequency envelopes are held (docs/rendering.md §12). Unlike a
 /// `ParameterCurve`, which acts on every event sounding at its time, an envelope shapes its own event
 /// only, so the clip's emphasis transients keep their own intensity and sharpness.
 ///

@@ -15,7 +15,7 @@
 ///   keep their values, as the format means.
 ///
 /// Tolerance follows the AHAP loader's: out-of-range values are clamped and breakpoints out of time
-/// order sorted, with warnings; only what leaves the clip meaningless is an error (docs/rendering.md §9).
+/// order sorted, with warnings; only what leaves the clip meaningless is an error (docs/rendering.md §12).
 public enum HapticClipLoader {
     public static func load(bytes: [UInt8], limits: AHAPLimits = .default) throws(AHAPLoadError) -> LoadedPattern {
         try AHAPLoader.checkSize(bytes.count, limits)

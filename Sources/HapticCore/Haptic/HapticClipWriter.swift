@@ -6,7 +6,7 @@
 /// dynamic parameters and curves, summed as hapticd plays them) is sampled every 5 ms and at every
 /// point where something starts, ends or turns, then simplified to breakpoints within 0.002 of it;
 /// each transient becomes an emphasis with the intensity and sharpness it plays with. What that loses
-/// is stated as warnings (docs/rendering.md §9).
+/// is stated as warnings (docs/rendering.md §12).
 public enum HapticClipWriter {
     /// Sampling step and tolerance of the rendered conversion.
     public static let sampleStep = 0.005
