@@ -133,7 +133,10 @@ public enum SVGPlot {
         let span = max(end - from, 1e-9)
         let columns = Int(layout.plotWidth)
         func x(_ t: Double) -> Double { layout.left + (t - from) / span * layout.plotWidth }
-        func column(_ t: Double) -> Int { min(max(Int(((t - from) / span * Double(columns)).rounded(.down)), 0), columns - 1) }
+        func column(_ t: Double) -> Int {
+            let c = ((t - from) / span * Double(columns)).rounded(.down)
+            return c.isFinite ? Int(min(max(c, 0), Double(columns - 1))) : 0  // saturating, never trapping
+        }
 
         // Sample at least twice per pixel column so that no column is empty.
         var window = options.window

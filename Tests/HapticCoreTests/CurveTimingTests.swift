@@ -70,9 +70,10 @@ import Testing
         #expect(abs(c.controls.intensity.value(at: 0.45) - expected) < 1e-12)
     }
 
-    @Test func mixedEvidenceKeepsTheRelativeReadingAndSaysWhy() throws {
+    @Test func mixedEvidenceKeepsTheRelativeReading() throws {
         // Two curves begin at their own Time (absolute-looking) but a third has a point before its
-        // Time, which only the relative reading allows: the file is read relative, as Apple documents.
+        // Time, which only the relative reading allows: the one reading that fits every curve is
+        // Apple's, and the file is read so without a warning (Apple's own Jump.ahap is such a file).
         let text = doc([
             event("HapticContinuous", duration: 10),
             #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 1, "ParameterCurveControlPoints": [{"Time": 1, "ParameterValue": 0.5}, {"Time": 2, "ParameterValue": 1}]}}"#,
@@ -81,9 +82,15 @@ import Testing
         ].joined(separator: ","))
         let loaded = try mustLoad(text)
         #expect(loaded.pattern.curves.map(\.controlPoints[0].time) == [1, 4, 0], "points kept as written: relative")
-        #expect(loaded.warnings == [.init(
-            .warning, "Pattern",
-            "mixed curve timing: 2 of 3 curves starting after 0 begin their control points at their own Time (as absolute-time exporters write), but 1 (first: Pattern[3].ParameterCurve) have points before their Time, which only relative times allow; every curve is read with times relative to its start, as Apple documents")])
+        #expect(loaded.warnings.isEmpty)
+        // The same file without the contradicting curve is read absolute (two anchored curves).
+        let anchoredOnly = try mustLoad(doc([
+            event("HapticContinuous", duration: 10),
+            #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 1, "ParameterCurveControlPoints": [{"Time": 1, "ParameterValue": 0.5}, {"Time": 2, "ParameterValue": 1}]}}"#,
+            #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 4, "ParameterCurveControlPoints": [{"Time": 4, "ParameterValue": 1}, {"Time": 5, "ParameterValue": 0.2}]}}"#,
+        ].joined(separator: ",")))
+        #expect(anchoredOnly.pattern.curves.map(\.controlPoints[0].time) == [0, 0])
+        #expect(anchoredOnly.warnings.count == 1)
     }
 
     @Test func oneUnconfirmedCurveIsAmbiguousAndStaysRelative() throws {

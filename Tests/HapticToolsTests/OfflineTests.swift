@@ -93,6 +93,26 @@ import Testing
         #expect(Offline.Window(from: 0, to: .greatestFiniteMagnitude, step: 1e-300).sampleCount(compiled) == Int.max)
     }
 
+    @Test func hugeAndNonFiniteNumbersNeverTrap() throws {
+        // Patterns built in code are not bound by the loader's horizon: every tool must still cope.
+        let huge = HapticPattern(elements: [
+            .event(HapticEvent(type: .hapticContinuous, time: 0, duration: 1e300, envelope: EventEnvelope(intensity: [.init(0, 1), .init(1e300, 0)]))),
+            .event(.transient(at: 1e300)),
+            .curve(ParameterCurve(.hapticIntensityControl, at: 1e300, points: [.init(0, 1), .init(.greatestFiniteMagnitude, 0)])),
+        ])
+        let compiled = CompiledPattern(huge)
+        _ = compiled.frame(at: 1e300)
+        _ = compiled.frame(at: .nan)
+        _ = compiled.frame(at: .infinity)
+        _ = AHAPWriter.convert(huge)
+        #expect(throws: AHAPLoadError.self) { try HapticClipWriter.convert(huge) }
+        #expect(throws: Offline.RenderError.self) { try Offline.csv(compiled, .init(step: 0.004)) { _ in } }
+        #expect(throws: Offline.RenderError.self) { try SVGPlot.render(compiled, .init(title: "huge", window: .init(step: 0.004))) }
+        // A window far out renders.
+        let svg = try SVGPlot.render(compiled, .init(title: "far", window: .init(from: 1e300, to: 1e300 + 1e285, step: 1e284)))
+        #expect(svg.hasSuffix("</svg>\n"))
+    }
+
     @Test func convertStatesWhatIsLost() throws {
         let text = #"{"Pattern": [{"Event": {"EventType": "HapticContinuous", "EventDuration": 0.5, "EventParameters": [{"ParameterID": "AttackTime", "ParameterValue": 0.4}]}}, {"Event": {"EventType": "AudioCustom", "EventWaveformPath": "a.wav"}}]}"#
         let loaded = try AHAPLoader.load(text: text)

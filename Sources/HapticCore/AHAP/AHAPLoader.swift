@@ -443,7 +443,8 @@ private struct Reader {
     /// exporters write: every curve's `Time` equals its first point's time, and each curve of a chain
     /// starts where the previous one ended). docs/rendering.md §1 states the rule:
     /// - only curves that start after 0 tell the two readings apart;
-    /// - if any of them has a point before its own `Time`, only the relative reading is possible: relative;
+    /// - if any of them has a point before its own `Time`, only the relative reading fits every curve:
+    ///   relative, silently (mixed evidence);
     /// - otherwise, if every one of them begins its points exactly at its own `Time` and something
     ///   confirms it (two or more such curves, a chain, the relative reading running past every event
     ///   while the absolute one does not, or Metadata naming such an exporter): absolute;
@@ -454,13 +455,9 @@ private struct Reader {
         let anchored = late.filter { close($0.curve.controlPoints[0].time, $0.curve.time) }
         let contradicting = late.filter { $0.curve.controlPoints[0].time < $0.curve.time && !close($0.curve.controlPoints[0].time, $0.curve.time) }
         guard !anchored.isEmpty else { return }
-        if !contradicting.isEmpty {
-            warn(
-                "Pattern",
-                "mixed curve timing: \(anchored.count) of \(late.count) curves starting after 0 begin their control points at their own Time (as absolute-time exporters write), but \(contradicting.count) (first: \(contradicting[0].path)) have points before their Time, which only relative times allow; every curve is read with times relative to its start, as Apple documents"
-            )
-            return
-        }
+        // A point before its own curve's Time is possible only with relative times: Apple's reading is
+        // then the only one that fits every curve (Apple's own Jump.ahap is such a file), nothing to say.
+        if !contradicting.isEmpty { return }
         var reasons: [String] = []
         if anchored.count >= 2 {
             reasons.append("all \(anchored.count) curves that start after 0 begin their points at their own Time")

@@ -31,9 +31,16 @@ struct EnvelopeExpansion {
         let others = event.parameters.filter { $0.id != .hapticIntensity && $0.id != .hapticSharpness }
         let sharpness = hasSharpness ? 0 : event.value(.hapticSharpness)
         var offset = 0.0
-        let chunks = max(1, Int((duration / Self.maximumEventDuration).rounded(.up)))
+        // Saturating: a duration beyond the loader's horizon (only a pattern built in code has one) is
+        // cut there rather than trapping or writing without end.
+        let limit = AHAPLimits.default.maximumPatternTime / Self.maximumEventDuration
+        let pieces = (duration / Self.maximumEventDuration).rounded(.up)
+        let chunks = pieces.isFinite ? Int(min(max(pieces, 1), limit)) : 1
+        if !(pieces <= limit) {
+            warnings.append(.init(.warning, "Pattern", "an envelope of \(duration) s is cut at the \(Format.fixed(AHAPLimits.default.maximumPatternTime, 0)) s time limit"))
+        }
         for k in 0..<chunks {
-            let d = k == chunks - 1 ? duration - offset : Self.maximumEventDuration
+            let d = k == chunks - 1 ? min(duration - offset, Self.maximumEventDuration) : Self.maximumEventDuration
             var params: [EventParameter] = [.init(.hapticIntensity, 1), .init(.hapticSharpness, sharpness)]
             for p in others {
                 // Attack belongs to the first piece, release to the last: the seams stay seamless.
