@@ -180,6 +180,13 @@ public enum PiecewiseLinear {
         return a.value + (b.value - a.value) * ((t - a.time) / span)
     }
 
+    /// After `t`: the next point's time (+∞ past the last), and whether the segment at `t` slopes.
+    public static func nextBreakpoint(_ points: [ParameterCurve.ControlPoint], after t: Double) -> (next: Double, sloped: Bool) {
+        let i = lastIndex(points, atOrBefore: t) + 1
+        guard i < points.count else { return (.infinity, false) }
+        return (points[i].time, i > 0 && points[i].value != points[i - 1].value)
+    }
+
     /// The last index `i` with `points[i].time <= t`, or -1.
     @inlinable
     public static func lastIndex(_ points: [ParameterCurve.ControlPoint], atOrBefore t: Double) -> Int {
