@@ -3,8 +3,10 @@ import Glibc
 import HapticCore
 import Logging
 
-/// Named AHAP patterns from the configured directories: `heartbeat` is `heartbeat.ahap` in the first
-/// directory that has it (later directories override earlier ones, so /etc beats /usr/share).
+/// Named patterns from the configured directories: `heartbeat` is `heartbeat.ahap` or `heartbeat.haptic`
+/// (a Meta Haptics Studio / Lofelt clip) in the directories that have it; later directories override
+/// earlier ones, so /etc beats /usr/share. Within one directory `NAME.ahap` wins over `NAME.haptic`, and
+/// the clip is noted as a problem. Files load in the format their content shows.
 public struct PatternLibrary: Sendable {
     public struct Entry: Sendable {
         public var name: String
@@ -24,18 +26,25 @@ public struct PatternLibrary: Sendable {
         let fm = FileManager.default
         for directory in directories {
             guard let names = try? fm.contentsOfDirectory(atPath: directory) else { continue }
-            for file in names.sorted() where file.hasSuffix(".ahap") {
+            let files = names.filter { PatternLoader.format(forPath: $0) != .auto }.sorted()
+            let ahapNames = Set(files.filter { PatternLoader.format(forPath: $0) == .ahap }.map { String($0.dropLast(5)) })
+            for file in files {
                 let path = directory + "/" + file
-                let name = String(file.dropLast(5))
+                let format = PatternLoader.format(forPath: file)
+                let name = String(file.dropLast(format == .ahap ? 5 : 7))
+                if format == .haptic, ahapNames.contains(name) {
+                    library.problems.append("\(path): ignored: \(name).ahap in the same directory has the name")
+                    continue
+                }
                 let data: [UInt8]
-                switch readFile(path, limit: limits.maximumFileBytes + 1) {
+                switch readFile(path, limit: min(limits.maximumFileBytes, Int.max - 1) + 1) {
                 case .success(let bytes): data = bytes
                 case .failure(let reason):
                     library.problems.append("\(path): cannot read the file: \(reason)")
                     continue
                 }
                 do {
-                    let loaded = try AHAPLoader.load(bytes: data, limits: limits)
+                    let loaded = try PatternLoader.load(bytes: data, format: .auto, limits: limits)
                     var description: String?
                     if case .string(let d)? = loaded.pattern.metadata?["Description"] { description = d }
                     library.entries[name] = Entry(name: name, path: path, pattern: loaded.pattern, description: description)

@@ -101,14 +101,20 @@ func playerLine(_ r: JSONObject) -> String {
     "player \(int(r, "player")) on device \(int(r, "device")): \(str(r, "state") ?? "?"), offset \(Format.fixed(num(r, "offset") ?? 0, 3)) of \(Format.fixed(num(r, "duration") ?? 0, 3)) s"
 }
 
-/// A file path becomes an inline pattern; anything else is a library name.
+/// A file path becomes an inline pattern; anything else is a library name. An AHAP file goes inline as
+/// AHAP. A .haptic clip goes as AHAP when AHAP holds it exactly; otherwise (emphasis the clip's envelope
+/// would scale in AHAP) as the clip itself with "format": "haptic", which the daemon loads natively.
 func patternMembers(_ pattern: String) throws -> JSONObject {
     if FileManager.default.fileExists(atPath: pattern) {
         let loaded = load(pattern)
         switch loaded.result {
         case .success(let l):
             loaded.warnings.forEach { printError("\(pattern): \($0.path): warning: \($0.message)") }
-            return JSONObject(["pattern": AHAPWriter.json(l.pattern)])
+            let (ahap, losses) = AHAPWriter.convert(l.pattern)
+            if l.format == .haptic, !losses.isEmpty, let clip = try? HapticClipWriter.convert(l.pattern).json {
+                return JSONObject(["pattern": clip, "format": .string("haptic")])
+            }
+            return JSONObject(["pattern": ahap])
         case .failure:
             Offline.validate([loaded]).errorLines.forEach(printError)
             throw ExitCode(1)
@@ -184,9 +190,9 @@ func showBars(_ e: JSONObject, tty: Bool) {
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play a pattern: a library name (hapticctl play heartbeat) or an AHAP file.",
+        abstract: "Play a pattern: a library name (hapticctl play heartbeat), an AHAP file or a .haptic clip.",
         discussion: "Without --wait or --bars it returns at once and the pattern plays to its end. A looping pattern plays while hapticctl stays connected: until Ctrl-C.")
-    @Argument(help: "A library pattern name or an .ahap file.") var pattern: String
+    @Argument(help: "A library pattern name, an .ahap file or a .haptic clip.") var pattern: String
     @OptionGroup var target: EngineTarget
     @Flag(help: "Loop until interrupted.") var loop = false
     @Option(help: "Playback rate (> 0).") var rate: Double?
@@ -211,7 +217,7 @@ struct Play: ParsableCommand {
 
 struct Create: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create a player for a pattern (start it with start).")
-    @Argument(help: "A library pattern name or an .ahap file.") var pattern: String
+    @Argument(help: "A library pattern name, an .ahap file or a .haptic clip.") var pattern: String
     @OptionGroup var target: EngineTarget
     @Flag(help: "A basic player (no pause, seek, loop or rate).") var basic = false
     @OptionGroup var connection: Connection

@@ -7,40 +7,90 @@ import HapticTools
 struct Hapticctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hapticctl",
-        abstract: "Play haptics on rumble gamepads through hapticd, and check, inspect and render AHAP patterns.",
-        discussion: "Daemon commands talk to hapticd's socket (--socket, $HAPTICD_SOCKET, or the default). validate, info and render work offline. Shell completions: hapticctl --generate-completion-script bash|zsh|fish.",
+        abstract: "Play haptics on rumble gamepads through hapticd, and check, inspect, render and convert AHAP and .haptic patterns.",
+        discussion: "Daemon commands talk to hapticd's socket (--socket, $HAPTICD_SOCKET, or the default). validate, info, render and convert work offline, on AHAP files and Meta Haptics Studio / Lofelt .haptic clips alike (the format is read from the content). Shell completions: hapticctl --generate-completion-script bash|zsh|fish.",
         subcommands: [
             Play.self, Stop.self, Devices.self, Patterns.self, Param.self, Curve.self, Create.self, Start.self, Cancel.self,
             Pause.self, Resume.self, Seek.self, SetPlayer.self, Destroy.self, Engine.self, Gain.self, Caps.self, Feedback.self,
             Prepare.self, Rumble.self, Watch.self, Ping.self,
-            Version.self, Request.self, Validate.self, Info.self, Render.self,
+            Version.self, Request.self, Validate.self, Info.self, Render.self, Convert.self,
         ]
     )
 }
 
-/// Reads a file's bytes, or reports why not in the loader's diagnostic form.
-func load(_ path: String) -> Offline.Loaded {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not a file" : "no such file"
-        return .unreadable(path, reason: reason)
+/// Limits for the files hapticctl reads.
+struct FileLimits: ParsableArguments {
+    @Option(help: "Largest pattern file to read, in bytes.")
+    var maxFileBytes = AHAPLimits.default.maximumFileBytes
+
+    var limits: AHAPLimits {
+        var l = AHAPLimits.default
+        l.maximumFileBytes = max(maxFileBytes, 0)
+        return l
     }
-    return Offline.Loaded(file: path, bytes: [UInt8](data))
+}
+
+enum ReadOutcome {
+    case bytes([UInt8])
+    case unreadable(String)
+}
+
+/// At most `limit + 1` bytes of a file (enough to tell that it is over the limit), or why not: a huge
+/// file, or a device such as /dev/zero, is never read whole.
+func readBounded(_ path: String, limit: Int) -> ReadOutcome {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .unreadable("no such file") }
+    if isDirectory.boolValue { return .unreadable("it is a directory") }
+    guard let handle = FileHandle(forReadingAtPath: path) else { return .unreadable("permission denied") }
+    defer { try? handle.close() }
+    do {
+        let cap = limit < Int.max ? limit + 1 : limit
+        return .bytes([UInt8](try handle.read(upToCount: cap) ?? Data()))
+    } catch {
+        return .unreadable(error.localizedDescription)
+    }
+}
+
+/// Reads and loads a pattern file, or reports why not in the loader's diagnostic form.
+func load(_ path: String, limits: AHAPLimits = .default) -> Offline.Loaded {
+    switch readBounded(path, limit: limits.maximumFileBytes) {
+    case .bytes(let bytes): return Offline.Loaded(file: path, bytes: bytes, limits: limits)
+    case .unreadable(let reason): return .unreadable(path, reason: reason)
+    }
 }
 
 func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
+/// Every .ahap and .haptic file under `path` (recursively, sorted), or `path` itself when it is a file.
+func patternFiles(_ path: String) -> [String] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [path] }
+    guard let walker = FileManager.default.enumerator(atPath: path) else { return [path] }
+    var files: [String] = []
+    for case let relative as String in walker where PatternLoader.format(forPath: relative) != .auto {
+        let full = (path as NSString).appendingPathComponent(relative)
+        var dir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: full, isDirectory: &dir), !dir.boolValue { files.append(full) }
+    }
+    return files.sorted()
+}
+
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check AHAP files: exit 0 when every file loads; one line per problem otherwise.")
+        abstract: "Check AHAP and .haptic files: exit 0 when every file loads; one line per problem otherwise.",
+        discussion: "A directory is searched recursively for .ahap and .haptic files. Problems go to standard error as FILE: PATH: message (warnings as FILE: PATH: warning: message); standard output gets the summary 'N loaded, W with warnings, E rejected' (the W are among the N).")
 
-    @Argument(help: "AHAP files to check.") var files: [String]
+    @Argument(help: "Pattern files, or directories to search.") var paths: [String]
+    @OptionGroup var fileLimits: FileLimits
 
     func run() throws {
-        let report = Offline.validate(files.map(load))
+        let files = paths.flatMap(patternFiles)
+        let report = Offline.validate(files.map { load($0, limits: fileLimits.limits) })
         report.warningLines.forEach(printError)
         report.errorLines.forEach(printError)
+        print(report.summary)
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }
 }
@@ -57,9 +107,9 @@ struct ProfileOption: ParsableArguments {
     }
 }
 
-/// Loads one file for info/render, printing its problems and failing when it does not load.
-func loadOrFail(_ file: String) throws -> LoadedPattern {
-    let loaded = load(file)
+/// Loads one file for info/render/convert, printing its problems and failing when it does not load.
+func loadOrFail(_ file: String, limits: AHAPLimits = .default) throws -> LoadedPattern {
+    let loaded = load(file, limits: limits)
     switch loaded.result {
     case .success(let l): return l
     case .failure:
@@ -70,53 +120,132 @@ func loadOrFail(_ file: String) throws -> LoadedPattern {
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Summarise a pattern: duration, events, parameters, curves, warnings.")
+        abstract: "Summarise a pattern: format, duration, events, envelopes, parameters, curves, warnings.")
 
-    @Argument(help: "An AHAP file.") var file: String
+    @Argument(help: "An AHAP or .haptic file.") var file: String
     @OptionGroup var profileOption: ProfileOption
+    @OptionGroup var fileLimits: FileLimits
 
     func run() throws {
         let profile = try profileOption.resolve()
-        let loaded = try loadOrFail(file)
+        let loaded = try loadOrFail(file, limits: fileLimits.limits)
         Offline.info(file: file, loaded, profile: profile).forEach { print($0) }
     }
 }
 
+/// Writes text to a file or standard output as it comes, without holding it whole.
+final class OutputStream {
+    let handle: FileHandle
+    let path: String?
+
+    init(path: String?) throws {
+        self.path = path
+        if let path {
+            guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+                printError("\(path): cannot write the file")
+                throw ExitCode(1)
+            }
+            handle = h
+        } else {
+            handle = FileHandle.standardOutput
+        }
+    }
+
+    func write(_ text: String) { handle.write(Data(text.utf8)) }
+
+    func close() { if path != nil { try? handle.close() } }
+}
+
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a pattern offline to motor magnitudes, as CSV or an SVG plot.")
+        abstract: "Render a pattern offline to motor magnitudes, as CSV or an SVG plot.",
+        discussion: "CSV rows are streamed: time,intensity,sharpness,strong,weak every --step from --from through --to (default: where the output falls silent). A render that would take more than --max-samples samples is refused with a message; narrow it with --from/--to or a larger --step.")
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case csv, svg }
 
-    @Argument(help: "An AHAP file.") var file: String
+    @Argument(help: "An AHAP or .haptic file.") var file: String
     @Option(help: "Sampling step in seconds.") var step = 0.004
+    @Option(help: "Start of the window, in seconds.") var from = 0.0
+    @Option(help: "End of the window, in seconds (default: where the output falls silent).") var to: Double?
+    @Option(help: "Most samples to take.") var maxSamples = Offline.defaultMaximumSamples
     @Option(help: "csv or svg.") var format = OutputFormat.csv
+    @Option(help: "Width of the SVG plot in pixels.") var width = 960.0
     @OptionGroup var profileOption: ProfileOption
-    @Option(help: "Write here instead of standard output.") var output: String?
+    @OptionGroup var fileLimits: FileLimits
+    @Option(name: [.short, .long], help: "Write here instead of standard output.") var output: String?
 
     func validate() throws {
         guard step.isFinite, step >= 0.0001, step <= 10 else {
             throw ValidationError("--step must be between 0.0001 and 10 seconds")
         }
+        guard from.isFinite, from >= 0 else { throw ValidationError("--from must be a time ≥ 0") }
+        if let to { guard to.isFinite, to > from else { throw ValidationError("--to must be a time after --from") } }
+        guard maxSamples > 0 else { throw ValidationError("--max-samples must be > 0") }
+        guard width.isFinite, width >= 480, width <= 8000 else { throw ValidationError("--width must be between 480 and 8000") }
     }
 
     func run() throws {
         let profile = try profileOption.resolve()
-        let loaded = try loadOrFail(file)
+        let loaded = try loadOrFail(file, limits: fileLimits.limits)
         loaded.warnings.forEach { printError("\(file): \($0.path): warning: \($0.message)") }
         let compiled = CompiledPattern(loaded.pattern, profile: profile)
-        let text: String
-        switch format {
-        case .csv: text = Offline.csv(compiled, step: step)
-        case .svg: text = SVGPlot.render(compiled, step: step, title: (file as NSString).lastPathComponent)
-        }
-        if let output {
-            guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
-                printError("\(output): cannot write the file")
-                throw ExitCode(1)
+        let window = Offline.Window(from: from, to: to, step: step, maximumSamples: maxSamples)
+        do {
+            switch format {
+            case .csv:
+                // Check before creating the output, so that a refused render leaves no empty file.
+                _ = try window.check(compiled)
+                let out = try OutputStream(path: output)
+                defer { out.close() }
+                try Offline.csv(compiled, window) { out.write($0) }
+            case .svg:
+                let notes = loaded.warnings.isEmpty ? [] : ["\(loaded.warnings.count) warning(s); first: \(loaded.warnings[0].description)"]
+                let text = try SVGPlot.render(compiled, .init(title: (file as NSString).lastPathComponent, window: window, width: width, notes: notes))
+                let out = try OutputStream(path: output)
+                defer { out.close() }
+                out.write(text)
             }
-        } else {
-            print(text, terminator: "")
+        } catch let error as Offline.RenderError {
+            printError("hapticctl: \(file): \(error)")
+            throw ExitCode(1)
         }
+    }
+}
+
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert between AHAP and Meta Haptics Studio / Lofelt .haptic.",
+        discussion: "The output format follows OUT's extension (.ahap or .haptic) unless --to says otherwise. What the target format cannot hold is printed as warnings (FILE: PATH: warning: message); the file is written all the same.")
+
+    enum Target: String, ExpressibleByArgument, CaseIterable { case ahap, haptic }
+
+    @Argument(help: "The pattern to convert (AHAP or .haptic).") var input: String
+    @Argument(help: "The file to write.") var output: String
+    @Option(help: "ahap or haptic (default: from OUT's extension).") var to: Target?
+    @OptionGroup var fileLimits: FileLimits
+
+    func run() throws {
+        let format: PatternFormat
+        if let to {
+            format = to == .haptic ? .haptic : .ahap
+        } else {
+            format = PatternLoader.format(forPath: output)
+            guard format != .auto else {
+                throw ValidationError("cannot tell the output format from '\(output)': name it .ahap or .haptic, or give --to")
+            }
+        }
+        let loaded = try loadOrFail(input, limits: fileLimits.limits)
+        loaded.warnings.forEach { printError("\(input): \($0.path): warning: \($0.message)") }
+        let converted: (text: String, warnings: [AHAPDiagnostic])
+        do {
+            converted = try Offline.convert(loaded.pattern, to: format)
+        } catch {
+            error.errors.forEach { printError("\(input): \($0.path): \($0.message)") }
+            throw ExitCode(1)
+        }
+        converted.warnings.forEach { printError("\(output): \($0.path): warning: \($0.message)") }
+        let out = try OutputStream(path: output)
+        out.write(converted.text)
+        out.close()
     }
 }

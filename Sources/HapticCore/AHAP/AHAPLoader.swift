@@ -1,28 +1,22 @@
 /// Reads AHAP documents into `HapticPattern`s, with Apple's tolerance and precise diagnostics.
 ///
-/// The rules (see docs/rendering.md and ../shared/reference/core-haptics.md):
-/// - unknown keys are ignored; missing values take their defaults;
-/// - out-of-range parameter values are clamped with a warning naming the path;
-/// - wrong types, unknown event types, negative or non-finite times and durations, non-finite values,
-///   over-long continuous events, over-long or unordered curves, and documents over the limits are
-///   errors;
-/// - unknown parameter IDs and audio events are warnings and are ignored for output;
-/// - curve control points written with absolute times (as some exporters do) are detected where that
-///   reading is unambiguous, converted, and warned about.
+/// The rules, each with its source, are in docs/rendering.md §1. In short:
+/// - unknown keys, and keys that do not apply to the event they sit on, are ignored (the latter with a
+///   warning); `null` means absent; missing values take their defaults;
+/// - out-of-range values are clamped with a warning naming the path, as Core Haptics clamps them —
+///   continuous events longer than Apple's 30 s maximum included;
+/// - control points out of time order are sorted, with a warning; curves may have any number of
+///   points up to `AHAPLimits.maximumCurveControlPoints`;
+/// - curve control-point times are read relative to the curve (Apple) unless the file as a whole shows
+///   the absolute convention of Lofelt/Meta Haptics Studio exports; the decision is made once per file
+///   and stated in one warning;
+/// - errors only where Core Haptics fails the pattern (missing or unknown `EventType`, a missing
+///   `ParameterID`, negative or non-finite times and durations, wrong types) and where a hapticd
+///   bound is exceeded (document size, event count, points per curve, the time horizon).
 public enum AHAPLoader {
     public static func load(bytes: [UInt8], limits: AHAPLimits = .default) throws(AHAPLoadError) -> LoadedPattern {
-        if bytes.count > limits.maximumFileBytes {
-            throw AHAPLoadError(errors: [
-                .init(.error, "$", "the document is \(bytes.count) bytes, over the limit of \(limits.maximumFileBytes)")
-            ])
-        }
-        let json: JSONValue
-        do {
-            json = try JSONParser.parse(bytes)
-        } catch {
-            throw AHAPLoadError(errors: [.init(.error, "$", error.description)])
-        }
-        return try load(json: json, limits: limits)
+        try checkSize(bytes.count, limits)
+        return try load(json: try parse(bytes), limits: limits)
     }
 
     public static func load(text: String, limits: AHAPLimits = .default) throws(AHAPLoadError) -> LoadedPattern {
@@ -32,26 +26,44 @@ public enum AHAPLoader {
     public static func load(json: JSONValue, limits: AHAPLimits = .default) throws(AHAPLoadError) -> LoadedPattern {
         var reader = Reader(limits: limits)
         let pattern = reader.readDocument(json)
-        if !reader.errors.isEmpty {
-            throw AHAPLoadError(errors: reader.errors, warnings: reader.warnings)
+        if !reader.diagnostics.errors.isEmpty {
+            throw AHAPLoadError(errors: reader.diagnostics.errors, warnings: reader.diagnostics.warnings)
         }
-        return LoadedPattern(pattern: pattern, warnings: reader.warnings)
+        return LoadedPattern(pattern: pattern, warnings: reader.diagnostics.warnings, format: .ahap)
+    }
+
+    static func checkSize(_ count: Int, _ limits: AHAPLimits) throws(AHAPLoadError) {
+        if count > limits.maximumFileBytes {
+            throw AHAPLoadError(errors: [
+                .init(.error, "$", "the document is \(count) bytes, over the pattern file limit of \(limits.maximumFileBytes) bytes")
+            ])
+        }
+    }
+
+    static func parse(_ bytes: [UInt8]) throws(AHAPLoadError) -> JSONValue {
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw AHAPLoadError(errors: [.init(.error, "$", error.description)])
+        }
     }
 }
 
-private struct Reader {
-    let limits: AHAPLimits
+/// Collects diagnostics and reads typed values with them; shared by the AHAP and `.haptic` readers.
+struct DiagnosticReader {
     var errors: [AHAPDiagnostic] = []
     var warnings: [AHAPDiagnostic] = []
-
-    init(limits: AHAPLimits) { self.limits = limits }
 
     mutating func error(_ path: String, _ message: String) { errors.append(.init(.error, path, message)) }
     mutating func warn(_ path: String, _ message: String) { warnings.append(.init(.warning, path, message)) }
 
-    // MARK: typed access
+    /// A member's value; `null` counts as absent, as it does for Core Haptics' optional keys.
+    func member(_ o: JSONObject, _ key: String) -> JSONValue? {
+        guard let v = o[key] else { return nil }
+        if case .null = v { return nil }
+        return v
+    }
 
-    /// The object at `path`, or nil with a type error.
     mutating func object(_ value: JSONValue, _ path: String) -> JSONObject? {
         if case .object(let o) = value { return o }
         error(path, "expected an object, found \(value.kindName)")
@@ -93,6 +105,16 @@ private struct Reader {
         return x
     }
 
+    /// A time within the horizon, or nil with an error.
+    mutating func checkHorizon(_ t: Double, _ limit: Double, _ path: String, _ what: String = "") -> Bool {
+        guard t <= limit else {
+            let verb = what.isEmpty ? " is" : ","
+            error(path, "\(what)\(Format.fixed(t, 3)) s\(verb) past the pattern time limit of \(Format.fixed(limit, 0)) s")
+            return false
+        }
+        return true
+    }
+
     mutating func bool(_ value: JSONValue, _ path: String) -> Bool? {
         switch value {
         case .bool(let b): return b
@@ -115,6 +137,54 @@ private struct Reader {
         return x
     }
 
+    /// Items sorted by time (stable: items at equal times keep file order), and the index of the first
+    /// item found before an earlier one's time (nil when they were in order).
+    static func sortedByTime<T>(_ items: [T], time: (T) -> Double) -> (items: [T], firstOutOfOrder: Int?) {
+        var latest = -Double.infinity
+        var first: Int?
+        for (i, item) in items.enumerated() {
+            let t = time(item)
+            if t < latest {
+                first = i
+                break
+            }
+            latest = t
+        }
+        guard first != nil else { return (items, nil) }
+        let sorted = items.enumerated().sorted { a, b in
+            let ta = time(a.element), tb = time(b.element)
+            return ta < tb || (ta == tb && a.offset < b.offset)
+        }.map(\.element)
+        return (sorted, first)
+    }
+}
+
+private struct Reader {
+    let limits: AHAPLimits
+    var diagnostics = DiagnosticReader()
+
+    init(limits: AHAPLimits) { self.limits = limits }
+
+    mutating func error(_ path: String, _ message: String) { diagnostics.error(path, message) }
+    mutating func warn(_ path: String, _ message: String) { diagnostics.warn(path, message) }
+    func member(_ o: JSONObject, _ key: String) -> JSONValue? { diagnostics.member(o, key) }
+    mutating func object(_ v: JSONValue, _ path: String) -> JSONObject? { diagnostics.object(v, path) }
+    mutating func array(_ v: JSONValue, _ path: String) -> [JSONValue]? { diagnostics.array(v, path) }
+    mutating func string(_ v: JSONValue, _ path: String) -> String? { diagnostics.string(v, path) }
+    mutating func number(_ v: JSONValue, _ path: String) -> Double? { diagnostics.number(v, path) }
+    mutating func time(_ v: JSONValue, _ path: String) -> Double? { diagnostics.time(v, path) }
+    mutating func bool(_ v: JSONValue, _ path: String) -> Bool? { diagnostics.bool(v, path) }
+    mutating func clamped(_ x: Double, to r: ClosedRange<Double>, _ path: String) -> Double { diagnostics.clamped(x, to: r, path) }
+    mutating func horizon(_ t: Double, _ path: String, _ what: String = "") -> Bool {
+        diagnostics.checkHorizon(t, limits.maximumPatternTime, path, what)
+    }
+
+    struct CurveRecord {
+        var index: Int
+        var path: String
+        var curve: ParameterCurve
+    }
+
     // MARK: document
 
     mutating func readDocument(_ json: JSONValue) -> HapticPattern {
@@ -123,53 +193,62 @@ private struct Reader {
             return HapticPattern()
         }
         var pattern = HapticPattern()
-        if let v = root["Version"], let version = number(v, "Version") {
+        if let v = member(root, "Version"), let version = number(v, "Version") {
             if version != 1 { warn("Version", "version \(version) is not 1.0; read as 1.0") }
             pattern.version = version
         }
-        if let m = root["Metadata"] { pattern.metadata = object(m, "Metadata") }
-        guard let p = root["Pattern"] else {
-            warn("Pattern", "missing: the pattern is empty")
+        if let m = member(root, "Metadata") {
+            if case .object(let o) = m {
+                pattern.metadata = o
+            } else {
+                warn("Metadata", "expected an object, found \(m.kindName); ignored (metadata does not change playback)")
+            }
+        }
+        guard let p = member(root, "Pattern") else {
+            let hint = root["signals"] != nil ? " (this document looks like a .haptic clip)" : ""
+            warn("Pattern", "missing: the pattern is empty\(hint)")
             return pattern
         }
         guard let elements = array(p, "Pattern") else { return pattern }
 
         var eventCount = 0
         for element in elements {
-            if case .object(let o) = element, o["Event"] != nil { eventCount += 1 }
+            if case .object(let o) = element, member(o, "Event") != nil { eventCount += 1 }
         }
         if eventCount > limits.maximumEvents {
             error("Pattern", "\(eventCount) events, over the limit of \(limits.maximumEvents)")
             return pattern
         }
+        pattern.elements.reserveCapacity(elements.count)
 
-        var curveElements: [(index: Int, curve: ParameterCurve, path: String)] = []
+        var curves: [CurveRecord] = []
         for (i, element) in elements.enumerated() {
             let path = "Pattern[\(i)]"
             guard let o = object(element, path) else { continue }
-            let kinds = ["Event", "Parameter", "ParameterCurve"].filter { o[$0] != nil }
+            let kinds = ["Event", "Parameter", "ParameterCurve"].filter { member(o, $0) != nil }
             if kinds.count > 1 {
                 error(path, "holds \(kinds.joined(separator: " and ")); an element holds exactly one")
                 continue
             }
-            guard let kind = kinds.first else {
+            guard let kind = kinds.first, let body = member(o, kind) else {
                 warn(path, "holds none of Event, Parameter, ParameterCurve; ignored")
                 continue
             }
             let subpath = "\(path).\(kind)"
             switch kind {
             case "Event":
-                if let e = readEvent(o[kind]!, subpath) { pattern.elements.append(.event(e)) }
+                if let e = readEvent(body, subpath) { pattern.elements.append(.event(e)) }
             case "Parameter":
-                if let p = readParameter(o[kind]!, subpath) { pattern.elements.append(.parameter(p)) }
+                if let p = readParameter(body, subpath) { pattern.elements.append(.parameter(p)) }
             default:
-                if let c = readCurve(o[kind]!, subpath) {
-                    curveElements.append((pattern.elements.count, c, subpath))
+                if let c = readCurve(body, subpath) {
+                    curves.append(CurveRecord(index: pattern.elements.count, path: subpath, curve: c))
                     pattern.elements.append(.curve(c))
                 }
             }
         }
-        fixAbsoluteCurveTimes(&pattern, curveElements)
+        decideCurveTiming(&pattern, curves)
+        checkCurveEnds(pattern, curves)
         return pattern
     }
 
@@ -177,7 +256,7 @@ private struct Reader {
 
     mutating func readEvent(_ json: JSONValue, _ path: String) -> HapticEvent? {
         guard let o = object(json, path) else { return nil }
-        guard let typeValue = o["EventType"] else {
+        guard let typeValue = member(o, "EventType") else {
             error(path, "missing EventType")
             return nil
         }
@@ -197,19 +276,20 @@ private struct Reader {
             ok = false
         }
         var event = HapticEvent(type: type, time: 0)
-        if let t = o["Time"] {
-            if let time = time(t, "\(path).Time") { event.time = time } else { ok = false }
+        if let t = member(o, "Time") {
+            if let time = time(t, "\(path).Time"), horizon(time, "\(path).Time") { event.time = time } else { ok = false }
         }
-        if let d = o["EventDuration"] {
-            let dpath = "\(path).EventDuration"
-            if let duration = time(d, dpath) {
+        let dpath = "\(path).EventDuration"
+        if let d = member(o, "EventDuration") {
+            if var duration = time(d, dpath) {
                 if type == .hapticTransient {
                     if ok { warn(dpath, "a transient event has no duration; ignored") }
-                } else if type == .hapticContinuous && duration > limits.maximumContinuousDuration {
-                    error(dpath, "\(duration) s is longer than the \(limits.maximumContinuousDuration) s limit for a continuous event")
-                    ok = false
                 } else {
-                    event.duration = duration
+                    if type == .hapticContinuous && duration > limits.maximumContinuousDuration {
+                        warn(dpath, "\(duration) s is longer than the \(limits.maximumContinuousDuration) s maximum of a continuous event; clamped to \(limits.maximumContinuousDuration) s")
+                        duration = limits.maximumContinuousDuration
+                    }
+                    if horizon(event.time + duration, dpath, "the event ends at ") { event.duration = duration } else { ok = false }
                 }
             } else {
                 ok = false
@@ -218,13 +298,13 @@ private struct Reader {
             warn(path, "a continuous event without EventDuration sounds until the pattern ends")
         }
         if type == .hapticContinuous, event.duration == 0 {
-            warn("\(path).EventDuration", "0: a continuous event without a duration sounds until the pattern ends")
+            warn(dpath, "0: a continuous event without a duration sounds until the pattern ends")
         }
-        if let ps = o["EventParameters"], let list = array(ps, "\(path).EventParameters") {
+        if let ps = member(o, "EventParameters"), let list = array(ps, "\(path).EventParameters") {
             for (j, item) in list.enumerated() {
                 let ppath = "\(path).EventParameters[\(j)]"
                 guard let po = object(item, ppath) else { ok = false; continue }
-                guard let idValue = po["ParameterID"] else {
+                guard let idValue = member(po, "ParameterID") else {
                     error(ppath, "missing ParameterID")
                     ok = false
                     continue
@@ -235,7 +315,7 @@ private struct Reader {
                     continue
                 }
                 var value = id.defaultValue
-                if let v = po["ParameterValue"] {
+                if let v = member(po, "ParameterValue") {
                     guard let x = number(v, "\(ppath).ParameterValue") else { ok = false; continue }
                     value = clamped(x, to: id.range, "\(ppath).ParameterValue")
                     if id == .sustained, value != 0, value != 1 {
@@ -247,18 +327,24 @@ private struct Reader {
                 event.parameters.append(EventParameter(id, value))
             }
         }
-        if let w = o["EventWaveformPath"] {
-            if let s = string(w, "\(path).EventWaveformPath") { event.waveformPath = s } else { ok = false }
-        }
-        if let w = o["EventWaveformUseVolumeEnvelope"] {
-            if let b = bool(w, "\(path).EventWaveformUseVolumeEnvelope") {
-                event.waveformUseVolumeEnvelope = b
-            } else {
-                ok = false
+        // The waveform keys belong to AudioCustom events; on any other event they do not apply and are
+        // ignored, whatever their value (`null` included: exporters write it), as Core Haptics ignores
+        // keys it does not use.
+        for key in ["EventWaveformPath", "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"] {
+            let kpath = "\(path).\(key)"
+            guard type == .audioCustom else {
+                if ok, o[key] != nil { warn(kpath, "applies to AudioCustom events only; ignored on a \(type.rawValue) event") }
+                continue
             }
-        }
-        if let w = o["EventWaveformLoopEnabled"] {
-            if let b = bool(w, "\(path).EventWaveformLoopEnabled") { event.waveformLoopEnabled = b } else { ok = false }
+            guard let w = member(o, key) else { continue }
+            switch key {
+            case "EventWaveformPath":
+                if let s = string(w, kpath) { event.waveformPath = s } else { ok = false }
+            case "EventWaveformUseVolumeEnvelope":
+                if let b = bool(w, kpath) { event.waveformUseVolumeEnvelope = b } else { ok = false }
+            default:
+                if let b = bool(w, kpath) { event.waveformLoopEnabled = b } else { ok = false }
+            }
         }
         if ok && !type.isHaptic {
             warn(path, "\(type.rawValue) event ignored: a rumble pad plays no audio")
@@ -269,7 +355,7 @@ private struct Reader {
     // MARK: dynamic parameters
 
     mutating func dynamicID(_ o: JSONObject, _ path: String) -> DynamicParameterID?? {
-        guard let idValue = o["ParameterID"] else {
+        guard let idValue = member(o, "ParameterID") else {
             error(path, "missing ParameterID")
             return nil
         }
@@ -286,11 +372,11 @@ private struct Reader {
         guard let maybeID = dynamicID(o, path) else { return nil }
         var ok = true
         var time = 0.0
-        if let t = o["Time"] {
-            if let x = self.time(t, "\(path).Time") { time = x } else { ok = false }
+        if let t = member(o, "Time") {
+            if let x = self.time(t, "\(path).Time"), horizon(x, "\(path).Time") { time = x } else { ok = false }
         }
         var value = maybeID?.defaultValue ?? 0
-        if let v = o["ParameterValue"] {
+        if let v = member(o, "ParameterValue") {
             if let x = number(v, "\(path).ParameterValue") {
                 value = maybeID.map { clamped(x, to: $0.range, "\(path).ParameterValue") } ?? x
             } else {
@@ -307,71 +393,132 @@ private struct Reader {
         guard let maybeID = dynamicID(o, path) else { return nil }
         var ok = true
         var start = 0.0
-        if let t = o["Time"] {
-            if let x = time(t, "\(path).Time") { start = x } else { ok = false }
+        if let t = member(o, "Time") {
+            if let x = time(t, "\(path).Time"), horizon(x, "\(path).Time") { start = x } else { ok = false }
         }
         let cpath = "\(path).ParameterCurveControlPoints"
         var points: [ParameterCurve.ControlPoint] = []
-        if let cp = o["ParameterCurveControlPoints"], let list = array(cp, cpath) {
-            if list.count > limits.maximumCurveControlPoints {
-                error(cpath, "\(list.count) control points, over the limit of \(limits.maximumCurveControlPoints)")
-                return nil
-            }
-            for (j, item) in list.enumerated() {
-                let ppath = "\(cpath)[\(j)]"
-                guard let po = object(item, ppath) else { ok = false; continue }
-                var t = 0.0
-                if let tv = po["Time"] {
-                    guard let x = time(tv, "\(ppath).Time") else { ok = false; continue }
-                    t = x
-                }
-                var value = maybeID?.defaultValue ?? 0
-                if let v = po["ParameterValue"] {
-                    guard let x = number(v, "\(ppath).ParameterValue") else { ok = false; continue }
-                    value = maybeID.map { clamped(x, to: $0.range, "\(ppath).ParameterValue") } ?? x
-                }
-                if let last = points.last, t < last.time {
-                    error("\(ppath).Time", "\(t) is before the previous control point's \(last.time); control points must be in time order")
-                    ok = false
-                }
-                points.append(.init(t, value))
-            }
-        } else if o["ParameterCurveControlPoints"] == nil {
+        guard let cp = member(o, "ParameterCurveControlPoints") else {
             warn(path, "no ParameterCurveControlPoints; the curve is ignored")
             return nil
-        } else {
-            ok = false
+        }
+        guard let list = array(cp, cpath) else { return nil }
+        if list.count > limits.maximumCurveControlPoints {
+            error(cpath, "\(list.count) control points, over the limit of \(limits.maximumCurveControlPoints)")
+            return nil
+        }
+        points.reserveCapacity(list.count)
+        for (j, item) in list.enumerated() {
+            let ppath = "\(cpath)[\(j)]"
+            guard let po = object(item, ppath) else { ok = false; continue }
+            var t = 0.0
+            if let tv = member(po, "Time") {
+                guard let x = time(tv, "\(ppath).Time"), horizon(x, "\(ppath).Time") else { ok = false; continue }
+                t = x
+            }
+            var value = maybeID?.defaultValue ?? 0
+            if let v = member(po, "ParameterValue") {
+                guard let x = number(v, "\(ppath).ParameterValue") else { ok = false; continue }
+                value = maybeID.map { clamped(x, to: $0.range, "\(ppath).ParameterValue") } ?? x
+            }
+            points.append(.init(t, value))
         }
         guard ok, let id = maybeID else { return nil }
         if points.isEmpty {
             warn(cpath, "no control points; the curve is ignored")
             return nil
         }
+        let (sorted, outOfOrder) = DiagnosticReader.sortedByTime(points, time: \.time)
+        if let j = outOfOrder {
+            warn(cpath, "control points are not in time order ([\(j)] at \(points[j].time) s comes after a later one); sorted by time, each point keeping its time and value")
+        }
         if id.isAudio { warn("\(path).ParameterID", "\(id.rawValue) ignored: a rumble pad plays no audio") }
-        return ParameterCurve(id, at: start, points: points)
+        return ParameterCurve(id, at: start, points: sorted)
     }
 
-    /// Apple: control-point times are relative to the curve's `Time`. Some exporters (Lofelt) write
-    /// absolute times. The absolute reading is taken only when it is unambiguous: the curve starts
-    /// after 0, its first point sits exactly at the curve's `Time`, and read relatively the curve would
-    /// run past the end of every event while read absolutely it does not.
-    mutating func fixAbsoluteCurveTimes(
-        _ pattern: inout HapticPattern, _ curves: [(index: Int, curve: ParameterCurve, path: String)]
-    ) {
+    // MARK: curve timing
+
+    /// Decides, once for the whole file, whether control-point times are relative to their curve
+    /// (Apple's header) or absolute pattern times (what Lofelt's and Meta Haptics Studio's AHAP
+    /// exporters write: every curve's `Time` equals its first point's time, and each curve of a chain
+    /// starts where the previous one ended). docs/rendering.md §1 states the rule:
+    /// - only curves that start after 0 tell the two readings apart;
+    /// - if any of them has a point before its own `Time`, only the relative reading fits every curve:
+    ///   relative, silently (mixed evidence);
+    /// - otherwise, if every one of them begins its points exactly at its own `Time` and something
+    ///   confirms it (two or more such curves, a chain, the relative reading running past every event
+    ///   while the absolute one does not, or Metadata naming such an exporter): absolute;
+    /// - anything else is ambiguous and keeps Apple's relative reading.
+    mutating func decideCurveTiming(_ pattern: inout HapticPattern, _ curves: [CurveRecord]) {
+        func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-6 * max(1, abs(a), abs(b)) }
+        let late = curves.filter { $0.curve.time > 0 }
+        let anchored = late.filter { close($0.curve.controlPoints[0].time, $0.curve.time) }
+        let contradicting = late.filter { $0.curve.controlPoints[0].time < $0.curve.time && !close($0.curve.controlPoints[0].time, $0.curve.time) }
+        guard !anchored.isEmpty else { return }
+        // A point before its own curve's Time is possible only with relative times: Apple's reading is
+        // then the only one that fits every curve (Apple's own Jump.ahap is such a file), nothing to say.
+        if !contradicting.isEmpty { return }
+        var reasons: [String] = []
+        if anchored.count >= 2 {
+            reasons.append("all \(anchored.count) curves that start after 0 begin their points at their own Time")
+        }
+        var links = 0
+        var byID: [DynamicParameterID: [ParameterCurve]] = [:]
+        for c in curves { byID[c.curve.id, default: []].append(c.curve) }
+        for (_, list) in byID {
+            let ordered = list.sorted { $0.time < $1.time }
+            for (a, b) in zip(ordered, ordered.dropFirst()) where b.time > 0 {
+                if let last = a.controlPoints.last, close(last.time, b.time), abs(last.value - b.controlPoints[0].value) <= 1e-6 {
+                    links += 1
+                }
+            }
+        }
+        if links > 0 { reasons.append("\(links) of them start exactly where the previous curve of their parameter ends") }
         var eventsEnd = 0.0
         for e in pattern.events where e.type.isHaptic { eventsEnd = max(eventsEnd, e.time + (e.duration ?? 0)) }
-        for (index, curve, path) in curves {
-            guard curve.time > 0, let first = curve.controlPoints.first, let last = curve.controlPoints.last,
-                  abs(first.time - curve.time) <= 1e-9,
-                  curve.time + last.time > eventsEnd + 1e-9, last.time <= eventsEnd + 1e-9
-            else { continue }
-            var fixed = curve
-            fixed.controlPoints = curve.controlPoints.map { .init($0.time - curve.time, $0.value) }
-            pattern.elements[index] = .curve(fixed)
+        let relativeEnd = late.map { $0.curve.time + $0.curve.controlPoints.last!.time }.max() ?? 0
+        let absoluteEnd = late.map { $0.curve.controlPoints.last!.time }.max() ?? 0
+        if eventsEnd > 0, relativeEnd > eventsEnd + 1e-6, absoluteEnd <= eventsEnd + 1e-6 {
+            reasons.append("read relative they would run to \(Format.fixed(relativeEnd, 3)) s, past the last event's end at \(Format.fixed(eventsEnd, 3)) s")
+        }
+        if let name = exporterNamed(in: pattern.metadata) {
+            reasons.append("the Metadata names \(name)")
+        }
+        guard !reasons.isEmpty else {
             warn(
-                "\(path).ParameterCurveControlPoints",
-                "control-point times look absolute (the first equals the curve's Time \(curve.time) and, read relative, the curve would outlast every event); read as absolute"
+                "\(anchored[0].path).ParameterCurveControlPoints",
+                "the first control point sits at the curve's own Time (\(anchored[0].curve.time) s), which could mean absolute times, but nothing else in the file confirms it; read relative to the curve's start, as Apple documents"
             )
+            return
+        }
+        for c in late {
+            var fixed = c.curve
+            fixed.controlPoints = c.curve.controlPoints.map { .init(max($0.time - c.curve.time, 0), $0.value) }
+            pattern.elements[c.index] = .curve(fixed)
+        }
+        warn(
+            "Pattern",
+            "ParameterCurve control-point times read as absolute pattern times (the convention of Lofelt and Meta Haptics Studio exports) for every curve of the file: \(reasons.joined(separator: "; ")); Apple's relative reading would play them late"
+        )
+    }
+
+    func exporterNamed(in metadata: JSONObject?) -> String? {
+        guard let metadata else { return nil }
+        for m in metadata.members {
+            guard case .string(let s) = m.value else { continue }
+            let lower = s.lowercased()
+            for name in ["lofelt", "haptics studio", "nice vibrations"] where lower.contains(name) {
+                return "\"\(s)\" (\(m.key))"
+            }
+        }
+        return nil
+    }
+
+    /// Every curve must end within the time horizon, whichever reading was taken.
+    mutating func checkCurveEnds(_ pattern: HapticPattern, _ curves: [CurveRecord]) {
+        for c in curves {
+            guard case .curve(let curve) = pattern.elements[c.index], let last = curve.controlPoints.last else { continue }
+            _ = horizon(curve.time + last.time, "\(c.path).ParameterCurveControlPoints", "the curve ends at ")
         }
     }
 }

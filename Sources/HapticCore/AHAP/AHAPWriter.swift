@@ -1,16 +1,41 @@
-/// Writes patterns back out as AHAP. `AHAPLoader.load(AHAPWriter.text(p)).pattern == p` for every
-/// pattern the loader produces.
+/// Writes patterns out as AHAP. `AHAPLoader.load(AHAPWriter.text(p)).pattern == p` for every pattern
+/// the AHAP loader produces.
+///
+/// A continuous event with its own envelope (a `.haptic` clip's) has no AHAP form: it is written the way
+/// Core Haptics can play it — continuous events of at most 30 s under `HapticIntensityControl` and
+/// `HapticSharpnessControl` curves of at most 16 points each (what Lofelt's own converter writes, and
+/// what every AHAP player accepts), with the control-point times relative to each curve, as Apple
+/// documents. Dynamic parameters act on every event sounding, so transients that sound under such an
+/// envelope are compensated where AHAP allows it; `convert` says what could not be kept.
 public enum AHAPWriter {
     public static func json(_ pattern: HapticPattern) -> JSONValue {
-        var root = JSONObject()
-        root.append("Version", .number(pattern.version))
-        if let metadata = pattern.metadata { root.append("Metadata", .object(metadata)) }
-        root.append("Pattern", .array(pattern.elements.map(element)))
-        return .object(root)
+        convert(pattern).json
     }
 
     public static func text(_ pattern: HapticPattern) -> String {
         JSONWriter.write(json(pattern), pretty: true) + "\n"
+    }
+
+    /// The AHAP document for `pattern`, and warnings for whatever AHAP cannot say as the pattern does.
+    public static func convert(_ pattern: HapticPattern) -> (json: JSONValue, warnings: [AHAPDiagnostic]) {
+        var root = JSONObject()
+        root.append("Version", .number(pattern.version))
+        if let metadata = pattern.metadata { root.append("Metadata", .object(metadata)) }
+        var warnings: [AHAPDiagnostic] = []
+        let spans = EnvelopeExpansion.spans(pattern)
+        var out: [JSONValue] = []
+        out.reserveCapacity(pattern.elements.count)
+        for (i, element) in pattern.elements.enumerated() {
+            if case .event(let e) = element, e.type == .hapticContinuous, let envelope = e.envelope, !envelope.intensity.isEmpty {
+                out += EnvelopeExpansion(pattern: pattern, index: i, event: e, envelope: envelope).elements(&warnings)
+            } else if case .event(let e) = element, let adjusted = EnvelopeExpansion.compensated(e, spans: spans) {
+                out.append(Self.element(.event(adjusted)))
+            } else {
+                out.append(Self.element(element))
+            }
+        }
+        root.append("Pattern", .array(out))
+        return (.object(root), warnings)
     }
 
     static func element(_ element: PatternElement) -> JSONValue {

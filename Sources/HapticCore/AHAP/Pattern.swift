@@ -69,10 +69,14 @@ public struct HapticEvent: Equatable, Sendable {
     public var waveformPath: String?
     public var waveformUseVolumeEnvelope: Bool?
     public var waveformLoopEnabled: Bool?
+    /// A continuous event's own intensity and sharpness over time (`.haptic` clips); nil for AHAP
+    /// events, whose intensity and sharpness are constant.
+    public var envelope: EventEnvelope?
 
     public init(
         type: EventType, time: Double, duration: Double? = nil, parameters: [EventParameter] = [],
-        waveformPath: String? = nil, waveformUseVolumeEnvelope: Bool? = nil, waveformLoopEnabled: Bool? = nil
+        waveformPath: String? = nil, waveformUseVolumeEnvelope: Bool? = nil, waveformLoopEnabled: Bool? = nil,
+        envelope: EventEnvelope? = nil
     ) {
         self.type = type
         self.time = time
@@ -81,6 +85,7 @@ public struct HapticEvent: Equatable, Sendable {
         self.waveformPath = waveformPath
         self.waveformUseVolumeEnvelope = waveformUseVolumeEnvelope
         self.waveformLoopEnabled = waveformLoopEnabled
+        self.envelope = envelope
     }
 
     /// The value of a parameter, the last one written winning, or its default.
@@ -126,7 +131,8 @@ public struct DynamicParameter: Equatable, Sendable {
 }
 
 /// A dynamic parameter that changes linearly between control points (`ParameterCurve` element).
-/// Control-point times are relative to the curve's `time`, as Apple documents.
+/// Control-point times are relative to the curve's `time`, as Apple documents (the loader converts
+/// files written with absolute times, see docs/rendering.md §1), and sorted by time.
 public struct ParameterCurve: Equatable, Sendable {
     public struct ControlPoint: Equatable, Sendable {
         public var time: Double
@@ -149,20 +155,75 @@ public struct ParameterCurve: Equatable, Sendable {
 
     /// The curve's value at `offset` seconds after its start: linear between points, holding the first
     /// value before the first point and the last value after the last.
+    @inlinable
     public func value(atOffset offset: Double) -> Double {
-        guard let first = controlPoints.first else { return id.defaultValue }
-        if offset <= first.time { return first.value }
-        // Few points (≤ 16): a linear scan is as fast as a binary search here.
-        var previous = first
-        for point in controlPoints.dropFirst() {
-            if offset < point.time {
-                let span = point.time - previous.time
-                if span <= 0 { return point.value }
-                let f = (offset - previous.time) / span
-                return previous.value + (point.value - previous.value) * f
-            }
-            previous = point
+        PiecewiseLinear.value(controlPoints, at: offset, default: id.defaultValue)
+    }
+}
+
+/// Linear interpolation through points sorted by time, by binary search: the cost of one lookup grows
+/// with the logarithm of the number of points, so curves of thousands of points (Meta Haptics Studio
+/// exports, `.haptic` envelopes) cost a frame no more than a few comparisons.
+public enum PiecewiseLinear {
+    /// The value at `t`: the first value before the first point, the last after the last, linear in
+    /// between. Where several points share a time (a step), the last of them holds from that time on.
+    @inlinable
+    public static func value(_ points: [ParameterCurve.ControlPoint], at t: Double, default fallback: Double) -> Double {
+        guard !points.isEmpty else { return fallback }
+        let i = lastIndex(points, atOrBefore: t)
+        if i < 0 { return points[0].value }
+        if i == points.count - 1 { return points[i].value }
+        let a = points[i]
+        let b = points[i + 1]
+        let span = b.time - a.time
+        guard span > 0 else { return b.value }
+        return a.value + (b.value - a.value) * ((t - a.time) / span)
+    }
+
+    /// After `t`: the next point's time (+∞ past the last), and whether the segment at `t` slopes.
+    public static func nextBreakpoint(_ points: [ParameterCurve.ControlPoint], after t: Double) -> (next: Double, sloped: Bool) {
+        let i = lastIndex(points, atOrBefore: t) + 1
+        guard i < points.count else { return (.infinity, false) }
+        return (points[i].time, i > 0 && points[i].value != points[i - 1].value)
+    }
+
+    /// The last index `i` with `points[i].time <= t`, or -1.
+    @inlinable
+    public static func lastIndex(_ points: [ParameterCurve.ControlPoint], atOrBefore t: Double) -> Int {
+        var lo = 0
+        var hi = points.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if points[mid].time <= t { lo = mid + 1 } else { hi = mid }
         }
-        return previous.value
+        return lo - 1
+    }
+
+}
+
+/// A continuous event's own intensity and sharpness over time: how a Meta Haptics Studio / Lofelt
+/// `.haptic` clip's amplitude and frequency envelopes are held (docs/rendering.md §12). Unlike a
+/// `ParameterCurve`, which acts on every event sounding at its time, an envelope shapes its own event
+/// only, so the clip's emphasis transients keep their own intensity and sharpness.
+///
+/// Times are relative to the event's start and sorted. The intensity envelope replaces the event's
+/// `HapticIntensity`; a non-empty sharpness envelope replaces its `HapticSharpness`. Dynamic
+/// parameters still act on the result as on any event.
+public struct EventEnvelope: Equatable, Sendable {
+    public var intensity: [ParameterCurve.ControlPoint]
+    public var sharpness: [ParameterCurve.ControlPoint]
+
+    public init(intensity: [ParameterCurve.ControlPoint], sharpness: [ParameterCurve.ControlPoint] = []) {
+        self.intensity = intensity
+        self.sharpness = sharpness
+    }
+
+    @inlinable
+    public func intensity(atOffset u: Double) -> Double { PiecewiseLinear.value(intensity, at: u, default: 0) }
+
+    /// The sharpness at `u`, or `fallback` (the event's own) when the envelope has none.
+    @inlinable
+    public func sharpness(atOffset u: Double, fallback: Double) -> Double {
+        PiecewiseLinear.value(sharpness, at: u, default: fallback)
     }
 }

@@ -87,7 +87,9 @@ public struct JSONParser {
     private mutating func skipTrivia() throws(JSONSyntaxError) {
         while let b = current {
             switch b {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                index += 1  // not a newline: no line bookkeeping
+            case UInt8(ascii: "\n"):
                 advance()
             case UInt8(ascii: "/"):
                 guard index + 1 < bytes.count else { throw error("unexpected '/'") }
@@ -223,6 +225,18 @@ public struct JSONParser {
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         let quote = bytes[index]
         advance()
+        // The common case, a string without escapes: one scan, one copy.
+        var end = index
+        while end < bytes.count {
+            let b = bytes[end]
+            if b == quote || b == UInt8(ascii: "\\") || b < 0x20 { break }
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == quote {
+            let s = String(decoding: bytes[index..<end], as: UTF8.self)
+            index = end + 1  // no newline inside: the line count stands
+            return s
+        }
         var run = index  // start of a run of plain bytes
         var utf8: [UInt8] = []
         func flush(_ p: JSONParser, to end: Int) {
@@ -300,19 +314,24 @@ public struct JSONParser {
             negative = current == UInt8(ascii: "-")
             advance()
         }
-        if peekIdentifier() == "Infinity" {
+        if current == UInt8(ascii: "I"), peekIdentifier() == "Infinity" {
             consume("Infinity")
             return negative ? -.infinity : .infinity
         }
-        if peekIdentifier() == "NaN" {
+        if current == UInt8(ascii: "N"), peekIdentifier() == "NaN" {
             consume("NaN")
             return .nan
         }
-        var digits = 0
-        while let b = current, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") { advance(); digits += 1 }
+        // Digits hold no newline: scan them without the line bookkeeping of `advance`.
+        func skipDigits(_ i: inout Int) -> Int {
+            let start = i
+            while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
+            return i - start
+        }
+        var digits = skipDigits(&index)
         if current == UInt8(ascii: ".") {
-            advance()
-            while let b = current, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") { advance(); digits += 1 }
+            index += 1
+            digits += skipDigits(&index)
         }
         guard digits > 0 else {
             index = start
@@ -321,8 +340,7 @@ public struct JSONParser {
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             advance()
             if current == UInt8(ascii: "-") || current == UInt8(ascii: "+") { advance() }
-            var expDigits = 0
-            while let b = current, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") { advance(); expDigits += 1 }
+            let expDigits = skipDigits(&index)
             guard expDigits > 0 else { throw error("invalid number: the exponent has no digits") }
         }
         if let b = current, isIdentifierByte(b) {

@@ -24,6 +24,8 @@ public struct CompiledPattern: Sendable {
         var attackSeconds = 0.0
         var decaySeconds = 0.0
         var releaseSeconds = 0.0
+        /// Index into `envelopes` of the event's own intensity/sharpness envelope, or -1.
+        var envelope: Int32 = -1
     }
 
     public let pattern: HapticPattern
@@ -35,6 +37,8 @@ public struct CompiledPattern: Sendable {
     /// keeps each frame's scan to the events that can actually be sounding.
     let prefixUsualEnd: [Double]
     public let controls: ControlTimelines
+    /// The envelopes of continuous events that have one (`.haptic` clips).
+    let envelopes: [EventEnvelope]
     /// Apple's duration: latest event end and parameter/curve time.
     public let duration: Double
     /// When the output falls silent if nothing external changes the controls (tails included).
@@ -46,19 +50,21 @@ public struct CompiledPattern: Sendable {
         let duration = pattern.duration
         self.duration = duration
 
-        var controls = ControlTimelines()
+        var entries: [(id: DynamicParameterID, entry: ControlTimeline.Entry, start: Double)] = []
         for element in pattern.elements {
             switch element {
-            case .parameter(let p): controls.add(p.id, .value(p.value), at: p.time)
-            case .curve(let c): controls.add(c.id, .curve(c), at: c.time)
+            case .parameter(let p): entries.append((p.id, .value(p.value), p.time))
+            case .curve(let c): entries.append((c.id, .curve(c), c.time))
             case .event: break
             }
         }
+        let controls = ControlTimelines(entries)
         self.controls = controls
 
         let longestPulse = profile.pulseLength(sharpness: 0, decayControl: 1)
         let longestPhase = EnvelopeTiming.seconds(1)
         var events: [Event] = []
+        var envelopes: [EventEnvelope] = []
         for e in pattern.events where e.type.isHaptic {
             let transient = e.type == .hapticTransient
             var d = transient ? 0 : (e.duration ?? 0)
@@ -72,8 +78,13 @@ public struct CompiledPattern: Sendable {
             event.attackSeconds = EnvelopeTiming.seconds(event.attack)
             event.decaySeconds = EnvelopeTiming.seconds(event.decay)
             event.releaseSeconds = EnvelopeTiming.seconds(event.release)
+            if !transient, let envelope = e.envelope, !envelope.intensity.isEmpty {
+                event.envelope = Int32(truncatingIfNeeded: envelopes.count)
+                envelopes.append(envelope)
+            }
             events.append(event)
         }
+        self.envelopes = envelopes
         events.sort { $0.start < $1.start }  // stable in Swift: file order among equal starts
 
         // With the pattern's own controls at their most prolonging values: the usual silent point of
@@ -92,6 +103,11 @@ public struct CompiledPattern: Sendable {
         self.events = events
         self.prefixLatestEnd = Self.prefixMaxima(events.map(\.latestEnd))
         self.prefixUsualEnd = Self.prefixMaxima(events.map(\.usualEnd))
+    }
+
+    /// The event's own intensity/sharpness envelope (`.haptic` clips), if it has one.
+    public func envelope(of event: Event) -> EventEnvelope? {
+        event.envelope >= 0 ? envelopes[Int(event.envelope)] : nil
     }
 
     static func prefixMaxima(_ values: [Double]) -> [Double] {
@@ -148,7 +164,14 @@ public struct CompiledPattern: Sendable {
             i -= 1
             let u = offset - e.start
             guard u < e.latestEnd - e.start else { continue }
-            let s = min(max(e.sharpness + c.sharpness, 0), 1)
+            var intensity = e.intensity
+            var sharpness = e.sharpness
+            if e.envelope >= 0 {
+                let envelope = envelopes[Int(e.envelope)]
+                intensity = envelope.intensity(atOffset: u)
+                sharpness = envelope.sharpness(atOffset: u, fallback: sharpness)
+            }
+            let s = min(max(sharpness + c.sharpness, 0), 1)
             let level: Double
             if e.isTransient {
                 guard u < profile.pulseLength(sharpness: s, decayControl: c.decay) else { continue }
@@ -157,7 +180,7 @@ public struct CompiledPattern: Sendable {
                 level = Self.envelope(e, u, c)
                 if level <= 0 && !(includeSilent && u < e.duration) { continue }
             }
-            body(e.intensity * level * c.intensity, s)
+            body(intensity * level * c.intensity, s)
         }
     }
 

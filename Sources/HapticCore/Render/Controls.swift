@@ -72,6 +72,18 @@ public struct ControlTimeline: Equatable, Sendable {
 
     public init(id: DynamicParameterID) { self.id = id }
 
+    /// A timeline holding many entries at once, ordered by start (stable: entries with equal starts
+    /// keep the given order, the later one winning). One sort instead of one insertion per entry keeps
+    /// building a pattern of many parameters linear-logarithmic whatever their file order.
+    public init(id: DynamicParameterID, entries list: [(start: Double, entry: Entry)]) {
+        self.id = id
+        let ordered = list.enumerated().sorted { a, b in
+            a.element.start < b.element.start || (a.element.start == b.element.start && a.offset < b.offset)
+        }
+        starts = ordered.map(\.element.start)
+        entries = ordered.map(\.element.entry)
+    }
+
     public var isEmpty: Bool { entries.isEmpty }
 
     /// Adds an entry, keeping start order (stable for equal starts).
@@ -146,6 +158,18 @@ public struct ControlTimelines: Equatable, Sendable {
     public var release = ControlTimeline(id: .hapticReleaseTimeControl)
 
     public init() {}
+
+    /// Timelines holding these entries (audio controls have none and are left out).
+    public init(_ entries: [(id: DynamicParameterID, entry: ControlTimeline.Entry, start: Double)]) {
+        func list(_ id: DynamicParameterID) -> ControlTimeline {
+            ControlTimeline(id: id, entries: entries.filter { $0.id == id }.map { ($0.start, $0.entry) })
+        }
+        intensity = list(.hapticIntensityControl)
+        sharpness = list(.hapticSharpnessControl)
+        attack = list(.hapticAttackTimeControl)
+        decay = list(.hapticDecayTimeControl)
+        release = list(.hapticReleaseTimeControl)
+    }
 
     public var isEmpty: Bool {
         intensity.isEmpty && sharpness.isEmpty && attack.isEmpty && decay.isEmpty && release.isEmpty

@@ -126,6 +126,16 @@ extension CompiledPattern {
                     ramps = e.intensity > 0
                 }
                 result.merge(time: e.start + e.duration)
+                if e.envelope >= 0 {
+                    // A `.haptic` clip's own envelope: its next breakpoint, and a ramp on a sloped
+                    // segment (of the sharpness only where the clip is heard).
+                    let envelope = envelopes[Int(e.envelope)]
+                    let (ni, intensitySlopes) = PiecewiseLinear.nextBreakpoint(envelope.intensity, after: u)
+                    let (ns, sharpnessSlopes) = PiecewiseLinear.nextBreakpoint(envelope.sharpness, after: u)
+                    result.merge(time: e.start + ni)
+                    result.merge(time: e.start + ns)
+                    if level > 0 && (intensitySlopes || (sharpnessSlopes && envelope.intensity(atOffset: u) > 0)) { ramps = true }
+                }
             } else if u < e.duration + release {
                 result.merge(time: e.start + e.duration + release)
                 ramps = level > 0
