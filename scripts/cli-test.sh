@@ -109,6 +109,21 @@ check bash -c "'$bin' stop | grep -q 'stopped'"
 check bash -c "'$bin' --generate-completion-script bash | grep -q 'hapticctl'"
 check bash -c "'$bin' --generate-completion-script zsh | grep -q 'hapticctl'"
 check bash -c "grep -q '^time,device,strong,weak' '$tmp/trace.csv'"
+# A Meta Haptics Studio clip with emphasis, played through the daemon (sent as the clip itself with
+# "format": "haptic", since AHAP cannot hold it exactly): its emphasis reaches the pad at full scale.
+cat > "$tmp/clip.haptic" <<'CLIP'
+{"version": {"major": 1, "minor": 0, "patch": 0},
+ "signals": {"continuous": {"envelopes": {
+   "amplitude": [{"time": 0, "amplitude": 0.2}, {"time": 0.1, "amplitude": 0.2, "emphasis": {"amplitude": 1.0, "frequency": 0.0}}, {"time": 0.3, "amplitude": 0.2}],
+   "frequency": [{"time": 0, "frequency": 0.0}, {"time": 0.3, "frequency": 0.0}]}}}}
+CLIP
+check bash -c "'$bin' play '$tmp/clip.haptic' --device 1 --wait | grep -q finished"
+check bash -c "awk -F, '\$2 == 1 && \$3 == 65535' '$tmp/trace.csv' | grep -q ."
+# Localities, feedback, capabilities and plain rumble from the command line.
+check bash -c "'$bin' caps --device 1 | grep -q 'leftHandle, rightHandle'"
+check bash -c "'$bin' feedback notification error --device 1 | grep -q notification-error"
+check bash -c "'$bin' rumble 0.5 0.5 --for 0.1 --device 1 | grep -q finished"
+if "$bin" play click --locality leftTrigger 2> "$tmp/err"; then check false; else check grep -q "unsupported" "$tmp/err"; fi
 kill -TERM "$dpid"; wait "$dpid"; check test $? -eq 0
 check test ! -e "$tmp/h.sock"
 

@@ -360,8 +360,8 @@ extension DaemonCore {
         guard case .array(let list)? = r.optional("points"), !list.isEmpty else {
             throw ProtocolError(.badRequest, "\"points\" must be a non-empty array of [time, value] pairs")
         }
-        guard list.count <= config.patternLimits.maximumCurveControlPoints else {
-            throw ProtocolError(.limitExceeded, "a curve has at most \(config.patternLimits.maximumCurveControlPoints) points")
+        guard list.count <= config.limits.maxCurvePoints else {
+            throw ProtocolError(.limitExceeded, "a curve sent to a player has at most \(config.limits.maxCurvePoints) points (limits.max_curve_points)")
         }
         var points: [ParameterCurve.ControlPoint] = []
         for item in list {

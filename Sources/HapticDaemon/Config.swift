@@ -77,6 +77,8 @@ public struct DaemonConfig: Equatable, Sendable {
         public var maxScheduledPerClient = 512
         /// How far ahead anything may be scheduled, and the longest seek, loop end or played length.
         public var timeHorizon = 86_400.0
+        /// Control points of a curve sent to a player (`player.schedule_curve`).
+        public var maxCurvePoints = 1024
         public var minRate = 0.01
         public var maxRate = 100.0
 

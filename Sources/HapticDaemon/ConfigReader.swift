@@ -94,7 +94,7 @@ struct ConfigReader {
             try checkKeys(l, "limits", [
                 "max_line_bytes", "output_buffer_bytes", "output_stall_timeout", "max_clients", "max_clients_per_uid",
                 "admin_reserved_clients", "max_players_per_client", "max_players_per_uid", "max_players",
-                "max_scheduled_per_player", "max_scheduled_per_client", "time_horizon", "min_rate", "max_rate",
+                "max_scheduled_per_player", "max_scheduled_per_client", "time_horizon", "min_rate", "max_rate", "max_curve_points",
                 "max_pattern_bytes", "max_pattern_events",
             ])
             if let x = l["max_line_bytes"] { c.limits.maxLineBytes = try int(x, "limits.max_line_bytes", 1024...(64 << 20)) }
@@ -108,7 +108,11 @@ struct ConfigReader {
             if let x = l["max_players"] { c.limits.maxPlayers = try int(x, "limits.max_players", 1...100_000) }
             if let x = l["max_scheduled_per_player"] { c.limits.maxScheduledPerPlayer = try int(x, "limits.max_scheduled_per_player", 1...100_000) }
             if let x = l["max_scheduled_per_client"] { c.limits.maxScheduledPerClient = try int(x, "limits.max_scheduled_per_client", 1...1_000_000) }
-            if let x = l["time_horizon"] { c.limits.timeHorizon = try number(x, "limits.time_horizon", 1...31_536_000) }
+            if let x = l["time_horizon"] {
+                c.limits.timeHorizon = try number(x, "limits.time_horizon", 1...31_536_000)
+                c.patternLimits.maximumPatternTime = c.limits.timeHorizon  // one horizon for commands and patterns
+            }
+            if let x = l["max_curve_points"] { c.limits.maxCurvePoints = try int(x, "limits.max_curve_points", 2...1_000_000) }
             if let x = l["min_rate"] { c.limits.minRate = try number(x, "limits.min_rate", 0.0001...1) }
             if let x = l["max_rate"] { c.limits.maxRate = try number(x, "limits.max_rate", 1...10_000) }
             if let x = l["max_pattern_bytes"] { c.patternLimits.maximumFileBytes = try int(x, "limits.max_pattern_bytes", 1024...(256 << 20)) }

@@ -220,11 +220,20 @@ public final class DaemonCore: @unchecked Sendable {
         }
     }
 
+    /// An inline `pattern`: AHAP or a Meta Haptics Studio `.haptic` clip, as `"format"` says
+    /// (`"auto"`, the default, tells them apart by their shape).
     private func resolveInlinePattern(_ request: Request, _ command: Command) throws(ProtocolError) -> HapticPattern? {
         guard command == .play || command == .playerCreate, let json = request.optional("pattern") else { return nil }
         if request.optional("name") != nil { throw ProtocolError(.badRequest, "give \"pattern\" or \"name\", not both") }
+        var format = PatternFormat.auto
+        if let name = try request.string("format") {
+            guard let f = PatternFormat(rawValue: name) else {
+                throw ProtocolError(.badRequest, "unknown pattern format \"\(name)\" (\(PatternFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            format = f
+        }
         do {
-            let loaded = try AHAPLoader.load(json: json, limits: config.patternLimits)
+            let loaded = try PatternLoader.load(json: json, format: format, limits: config.patternLimits)
             return loaded.pattern
         } catch {
             let first = error.errors.first.map(\.description) ?? "invalid"
