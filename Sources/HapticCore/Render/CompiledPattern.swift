@@ -142,20 +142,25 @@ public struct CompiledPattern: Sendable {
         return any
     }
 
-    /// Calls `body(contribution, sharpness)` for each event sounding at `offset`.
-    func forEachContribution(
-        at offset: Double, external: ControlValues, includeSilent: Bool = false,
-        _ body: (Double, Double) -> Void
-    ) {
-        guard !events.isEmpty, offset >= 0 else { return }
-        // The last event starting at or before `offset`.
+    /// How many events start at or before `offset` (a binary search): the index of the next to start.
+    func eventsStarted(by offset: Double) -> Int {
         var lo = 0
         var hi = events.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if events[mid].start <= offset { lo = mid + 1 } else { hi = mid }
         }
-        var i = lo - 1
+        return lo
+    }
+
+    /// Calls `body(event, u, controls)` for each event that may be sounding at `offset` — started, and
+    /// not past the bound on its end — latest start first, with `u` the time since its start and the
+    /// pattern's controls at `offset` combined with `external`. Both the frame and the breakpoints
+    /// (`nextChange`) scan through this.
+    @inline(__always)
+    func forEachCandidate(at offset: Double, external: ControlValues, _ body: (Event, Double, ControlValues) -> Void) {
+        guard !events.isEmpty, offset >= 0 else { return }
+        var i = eventsStarted(by: offset) - 1
         guard i >= 0 else { return }
         let c = controls.isEmpty ? external : controls.values(at: offset).combined(with: external)
         let bound = external.decay > 0 || external.release > 0 ? prefixLatestEnd : prefixUsualEnd
@@ -164,6 +169,16 @@ public struct CompiledPattern: Sendable {
             i -= 1
             let u = offset - e.start
             guard u < e.latestEnd - e.start else { continue }
+            body(e, u, c)
+        }
+    }
+
+    /// Calls `body(contribution, sharpness)` for each event sounding at `offset`.
+    func forEachContribution(
+        at offset: Double, external: ControlValues, includeSilent: Bool = false,
+        _ body: (Double, Double) -> Void
+    ) {
+        forEachCandidate(at: offset, external: external) { e, u, c in
             var intensity = e.intensity
             var sharpness = e.sharpness
             if e.envelope >= 0 {
@@ -174,11 +189,11 @@ public struct CompiledPattern: Sendable {
             let s = min(max(sharpness + c.sharpness, 0), 1)
             let level: Double
             if e.isTransient {
-                guard u < profile.pulseLength(sharpness: s, decayControl: c.decay) else { continue }
+                guard u < profile.pulseLength(sharpness: s, decayControl: c.decay) else { return }
                 level = 1
             } else {
                 level = Self.envelope(e, u, c)
-                if level <= 0 && !(includeSilent && u < e.duration) { continue }
+                if level <= 0 && !(includeSilent && u < e.duration) { return }
             }
             body(intensity * level * c.intensity, s)
         }

@@ -79,13 +79,8 @@ extension CompiledPattern {
         var result = NextChange.never
         if offset < duration { result.merge(time: duration) }
         // The next event to start.
-        var lo = 0
-        var hi = events.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if events[mid].start <= offset { lo = mid + 1 } else { hi = mid }
-        }
-        if lo < events.count { result.merge(time: events[lo].start) }
+        let next = eventsStarted(by: offset)
+        if next < events.count { result.merge(time: events[next].start) }
         // The pattern's own controls.
         var controlsRamping = false
         if !controls.isEmpty {
@@ -95,22 +90,14 @@ extension CompiledPattern {
         }
         // Every event that may be sounding: where its envelope or pulse goes next.
         var sounding = false
-        var i = lo - 1
-        guard i >= 0 else { return (result, false) }
-        let c = controls.isEmpty ? external : controls.values(at: offset).combined(with: external)
-        let bound = external.decay > 0 || external.release > 0 ? prefixLatestEnd : prefixUsualEnd
-        while i >= 0 && bound[i] > offset {
-            let e = events[i]
-            i -= 1
-            let u = offset - e.start
-            guard u < e.latestEnd - e.start else { continue }
+        forEachCandidate(at: offset, external: external) { e, u, c in
             if e.isTransient {
                 let s = min(max(e.sharpness + c.sharpness, 0), 1)
                 let pulse = profile.pulseLength(sharpness: s, decayControl: c.decay)
-                guard u < pulse else { continue }
+                guard u < pulse else { return }
                 result.merge(time: e.start + pulse)
                 sounding = true
-                continue
+                return
             }
             let attack = c.attack == 0 ? e.attackSeconds : EnvelopeTiming.seconds(e.attack + c.attack)
             let decay = e.sustained ? 0 : (c.decay == 0 ? e.decaySeconds : EnvelopeTiming.seconds(e.decay + c.decay))
