@@ -187,32 +187,31 @@ public struct ControlTimelines: Equatable, Sendable {
         }
     }
 
-    public mutating func removeEntries(after time: Double) {
-        intensity.removeEntries(after: time)
-        sharpness.removeEntries(after: time)
-        attack.removeEntries(after: time)
-        decay.removeEntries(after: time)
-        release.removeEntries(after: time)
+    /// Applies `body` to each of the five timelines in place.
+    @inline(__always)
+    mutating func updateEach(_ body: (inout ControlTimeline) -> Void) {
+        body(&intensity)
+        body(&sharpness)
+        body(&attack)
+        body(&decay)
+        body(&release)
     }
 
-    public mutating func prune(through time: Double) {
-        intensity.prune(through: time)
-        sharpness.prune(through: time)
-        attack.prune(through: time)
-        decay.prune(through: time)
-        release.prune(through: time)
+    /// The sum of `value` over the five timelines.
+    @inline(__always)
+    func sum(_ value: (ControlTimeline) -> Int) -> Int {
+        value(intensity) + value(sharpness) + value(attack) + value(decay) + value(release)
     }
+
+    public mutating func removeEntries(after time: Double) { updateEach { $0.removeEntries(after: time) } }
+
+    public mutating func prune(through time: Double) { updateEach { $0.prune(through: time) } }
 
     /// Entries of every control that start after `time`.
-    public func entries(after time: Double) -> Int {
-        intensity.entries(after: time) + sharpness.entries(after: time) + attack.entries(after: time)
-            + decay.entries(after: time) + release.entries(after: time)
-    }
+    public func entries(after time: Double) -> Int { sum { $0.entries(after: time) } }
 
     /// Entries of every control (for bounds and tests).
-    public var count: Int {
-        intensity.entries.count + sharpness.entries.count + attack.entries.count + decay.entries.count + release.entries.count
-    }
+    public var count: Int { sum { $0.entries.count } }
 
     @inlinable
     public func values(at t: Double) -> ControlValues {
