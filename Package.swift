@@ -78,6 +78,9 @@ let package = Package(
             name: "daemon-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
             path: "Tests/VM/daemon-vmtest"),
         .executableTarget(
+            name: "xpad-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
+            path: "Tests/VM/xpad-vmtest"),
+        .executableTarget(
             name: "hapticctl",
             dependencies: [
                 "HapticCore", "HapticTools", "HapticClient", "HapticProtocol",

@@ -33,12 +33,14 @@ vmlinuz=$(ls "$kdir"/boot/vmlinuz-* | head -1)
 kver=${vmlinuz##*/vmlinuz-}
 moddir="$kdir/lib/modules/$kver/kernel/drivers/input"
 [ -f "$moddir/evdev.ko" ] && [ -f "$moddir/misc/uinput.ko" ] || fail "evdev.ko or uinput.ko missing from $kpkg"
+kmods="$kdir/lib/modules/$kver/kernel"
 
 # 2. The programs: the fixture pad (static C) and the project's test programs (static Swift).
 work="$root/.build-vm/vm"
 rm -rf "$work" && mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/scenarios"
 gcc -static -O2 -Wall -o "$work/root/bin/fakepad" Tests/VM/fakepad.c || fail "cannot build the fixture pad"
-products=(evdev-vmtest engine-vmtest daemon-vmtest hapticd)
+gcc -static -O2 -Wall -pthread -o "$work/root/bin/xpadgadget" Tests/VM/xpadgadget.c || fail "cannot build the xpad gadget"
+products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest hapticd)
 for p in "${products[@]}"; do
     # The linker warns that static glibc cannot dlopen/NSS: harmless here, so only failure counts.
     swift build --scratch-path .build-vm --product "$p" -Xswiftc -static-executable > "$work/build-$p.log" 2>&1 \
@@ -47,11 +49,40 @@ for p in "${products[@]}"; do
     strip "$work/root/bin/$p"
 done
 
-# 3. The initramfs: busybox as /init's shell, the modules, the scenarios.
+# 3. The initramfs: busybox as /init's shell, the modules, the scenarios, the patterns.
 cp /bin/busybox "$work/root/bin/busybox"
 cp "$moddir/evdev.ko" "$moddir/misc/uinput.ko" "$work/root/lib/modules/"
+# More modules, each after what it depends on: the package has no modules.dep, so each .ko's own
+# `depends=` string decides. /init loads lib/modules/order ("name [parameters]" a line) in order.
+: > "$work/root/lib/modules/order"
+add_module() {
+    local name=$1 ko dep
+    shift
+    grep -q "^$name " "$work/root/lib/modules/order" && return 0
+    ko=$(find "$kmods" \( -name "$name.ko" -o -name "${name//_/-}.ko" -o -name "${name//-/_}.ko" \) | head -1)
+    [ -n "$ko" ] || fail "kernel module $name is missing from $kpkg"
+    for dep in $(tr '\0' '\n' < "$ko" | sed -n 's/^depends=//p' | tr ',' ' '); do add_module "$dep"; done
+    cp "$ko" "$work/root/lib/modules/$name.ko"
+    echo "$name $*" >> "$work/root/lib/modules/order"
+}
+# xpad behind USB gadgets: dummy_hcd (host and device side in one, two controllers for two pads),
+# configfs + libcomposite + FunctionFS for the gadgets, and xpad itself.
+add_module dummy_hcd num=2
+add_module usb_f_fs
+add_module xpad
+mkdir -p "$work/root/patterns"
+cp config/patterns/*.ahap "$work/root/patterns/"
+# An Apple sample from ../shared beside the project (../../shared from a git worktree in wt/NAME).
+apple=""
+for d in ../shared ../../shared; do [ -f "$d/ahap/apple-unityplugins/Bouncing.ahap" ] && { apple="$d/ahap/apple-unityplugins/Bouncing.ahap"; break; }; done
+[ -n "$apple" ] || fail "../shared/ahap/apple-unityplugins/Bouncing.ahap is missing: ../shared must be beside the project"
+cp "$apple" "$work/root/patterns/"
 cp Tests/VM/init.sh "$work/root/init" && chmod +x "$work/root/init"
-cp Tests/VM/scenarios/*.sh "$work/root/scenarios/"
+# HAPTICD_VM_ONLY=NAME runs only the scenarios whose file name contains NAME (while iterating).
+for f in Tests/VM/scenarios/*.sh; do
+    case "$(basename "$f")" in *"${HAPTICD_VM_ONLY:-}"*) cp "$f" "$work/root/scenarios/" ;; esac
+done
+[ -n "$(ls "$work/root/scenarios")" ] || fail "no scenario matches HAPTICD_VM_ONLY=${HAPTICD_VM_ONLY:-}"
 ( cd "$work/root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null ) > "$work/initrd.cpio"
 
 # 4. Boot. The console is the test's output.

@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# /init of the test VM: mount the basics, load evdev and uinput, run every scenario, power off.
+# /init of the test VM: mount the basics, load the modules, run every scenario, power off.
 /bin/busybox --install -s /bin
 mkdir -p /proc /sys /dev /tmp
 mount -t proc proc /proc
@@ -8,6 +8,10 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 insmod /lib/modules/evdev.ko
 insmod /lib/modules/uinput.ko
+# The other modules, dependencies first (written by scripts/vm-test.sh).
+while read -r module parameters; do
+    insmod "/lib/modules/$module.ko" $parameters || echo "VM-MODULE-FAILED $module"
+done < /lib/modules/order
 # Static Swift binaries have no runtime path for the backtracer helper: turn it off.
 export SWIFT_BACKTRACE=enable=no
 echo "VM-BOOTED kernel $(uname -r)"
