@@ -96,6 +96,7 @@ tr -d '\r' < "$work/console.log" > "$work/console.txt"
 grep -q "VM-BOOTED" "$work/console.txt" || { tail -30 "$work/console.txt"; fail "the VM did not boot"; }
 sed -n '/VM-SCENARIO-BEGIN/,/VM-DONE/p' "$work/console.txt"
 grep -q "VM-DONE" "$work/console.txt" || fail "the VM did not finish its scenarios (timeout or crash)"
+! grep "^VM-MODULE-FAILED" "$work/console.txt" || fail "kernel modules failed to load"
 bad=$(grep -c "^VM-SCENARIO-END .* exit=[^0]" "$work/console.txt" || true)
 passes=$(grep -c "^PASS " "$work/console.txt" || true)
 fails=$(grep -c "^FAIL " "$work/console.txt" || true)

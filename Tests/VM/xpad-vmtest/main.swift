@@ -25,11 +25,14 @@ let tracePath = "/tmp/xpad-trace.csv"
 let configPath = "/tmp/xpad-hapticd.toml"
 
 /// What xpad's own path adds between hapticd's write and the report at the pad, at most: ff-memless
-/// defers an update of a playing effect to its next timer tick (one jiffy, 4 ms at Debian's HZ=250),
-/// one transfer may be in flight ahead of it (one bus interval), and dummy_hcd moves it in its next
-/// 1 ms frame; plus slack for the VM's software emulation, whose scheduling is noisy (measured lags
-/// are printed; this bound is the backlog assertion of issue 9 §2).
-func driverBound(_ pad: Pad) -> Double { 0.004 + pad.spec.busInterval + 0.001 + 0.010 }
+/// defers an update of a playing effect to its next timer tick (one jiffy, 4 ms at Debian's HZ=250);
+/// at an interval of at least one bus interval plus that jiffy the previous transfer is done by then,
+/// and the packet waits at most one bus interval for its slot; dummy_hcd moves it in its next 1 ms
+/// frame; plus `slack` for the VM's software emulation, whose scheduling is noisy. The measured lags
+/// are printed; this bound is the backlog assertion of issue 9 §2 (a driver queue that builds a
+/// backlog, like hid-nintendo's, lags by 100 ms and more).
+func driverBound(_ pad: Pad) -> Double { 0.004 + pad.spec.busInterval + 0.001 + slack }
+let slack = 0.020
 
 // MARK: - the pads
 
@@ -376,8 +379,8 @@ struct Play {
 /// - any stall (> 4 ms, the watch's threshold; more than the 4 ms margin a profile leaves between its
 ///   interval and the bus interval) can make two writes reach xpad together, and ff-memless or xpad
 ///   keep the newer: a lost value is judged only where no stall came between its write and the next;
-/// - lags and onsets are judged where the VM lost no more than the timing slack (10 ms) in between.
-@MainActor func stall(_ from: Double, _ to: Double, over: Double = 0.010) -> Double? {
+/// - lags and onsets are judged where the VM lost no more than the timing slack in between.
+@MainActor func stall(_ from: Double, _ to: Double, over: Double = slack) -> Double? {
     let lost = stalls().filter { $0.time >= from && $0.time - $0.late <= to }.map(\.late).reduce(0, +)
     return lost > over ? lost : nil
 }
@@ -820,13 +823,13 @@ for pad in pads {
     let m = measures[pad.spec.type]!
     let bound = max(pad.builtInInterval, recommended[pad.spec.profile]!) + driverBound(pad)
     let within = m.finalLags.filter { $0 <= bound }.count
-    check(!m.finalLags.isEmpty && within == m.finalLags.count,
+    check(within == m.finalLags.count,
           "\(pad.label): no backlog: the final value reached the pad within \(ms(bound)) ms after hapticd's last write in \(within) of \(m.finalLags.count) plays",
           stats(m.finalLags))
     let all = stalls()
     print("MEASURE \(pad.label) values judged \(m.judgedValues), excused by VM stalls \(m.excusedValues); the VM stalled \(all.count) times (> 4 ms), \(stats(all.map(\.late)))")
-    check(m.judgedValues >= 30,
-          "\(pad.label): enough values judged to mean something (\(m.judgedValues), at least 30; \(m.excusedValues) excused by VM stalls)",
+    check(m.judgedValues >= 30 && m.finalLags.count >= 3,
+          "\(pad.label): enough judged to mean something (\(m.judgedValues) values, at least 30, and \(m.finalLags.count) final values, at least 3; \(m.excusedValues) values excused by VM stalls)",
           "the VM stalled too often to judge xpad's timing: run on a less busy machine")
     print("MEASURE \(pad.label) profile=\(pad.spec.profile) interval=\(ms(max(pad.builtInInterval, recommended[pad.spec.profile]!))) ms bus=\(ms(pad.spec.busInterval)) ms")
     print("MEASURE \(pad.label) command-to-first-report \(stats(m.commandToReport))")
