@@ -293,6 +293,12 @@ static int64_t now_ns(void) {
 
 static void *read_out_endpoint(void *unused) {
     (void)unused;
+    // The emulated bus keeps time like hardware: this thread (only this one, which never spins) runs
+    // at real-time priority; the VM's one emulated CPU is shared with the daemon under test, and a
+    // late reader would make the bus look slower than it is.
+    struct sched_param sp = {.sched_priority = 50};
+    int e = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    if (e) fprintf(stderr, "xpadgadget: SCHED_FIFO: %s (timing will be noisier)\n", strerror(e));
     uint8_t buf[64];
     const int64_t period = (int64_t)kind->out_interval_ms * 1000000;
     int64_t next_slot = 0, waited_for = 0;
@@ -342,8 +348,6 @@ static void set_enabled(int on) {
 // 2 ms at a time and logs every wake-up more than 4 ms late: `STALL late_ms=<n>` (time = the wake-up).
 static void *watch_stalls(void *unused) {
     (void)unused;
-    struct sched_param sp = {.sched_priority = 0};
-    pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
     const int64_t period = 2000000, threshold = 4000000;
     int64_t next = now_ns() + period;
     for (;;) {
@@ -409,10 +413,6 @@ int main(int argc, char **argv) {
         return 2;
     }
     kind = strcmp(type, "360") ? &pad_one : &pad_360;
-    // The emulated bus keeps time like hardware: real-time priority (the VM's one emulated CPU is
-    // shared with the daemon under test; a late reader would make the bus look slower than it is).
-    struct sched_param sp = {.sched_priority = 50};
-    if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) perror("xpadgadget: SCHED_FIFO (timing will be noisier)");
     logf_ = fopen(log_path, "a");
     if (!logf_) die(log_path);
     if (!udc_name[0]) first_udc();
@@ -466,7 +466,7 @@ int main(int argc, char **argv) {
         struct usb_functionfs_event events[4];
         ssize_t n = read(ep0, events, sizeof events);
         if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
+            if (errno == EINTR) continue;
             die("read ep0");
         }
         for (ssize_t i = 0; i < n / (ssize_t)sizeof *events; i++) handle_event(&events[i]);
