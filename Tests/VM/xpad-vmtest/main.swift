@@ -346,6 +346,9 @@ final class Measures {
     var lags: [Double] = []
     var finalLags: [Double] = []
     var finalWhat: [String] = []
+    /// Values hapticd wrote, and how many of them the pad never got because a newer one overtook them.
+    var written = 0
+    var coalesced = 0
     var rampRates: [Double] = []
     /// Values whose arrival was judged, and values excused because the VM stalled around them.
     var judgedValues = 0
@@ -425,13 +428,20 @@ struct Play {
     for i in plays.indices {
         let p = plays[i]
         // (A play that wrote nothing leaves the pad as it was: at zero. checkEvents judges that.)
-        let ok = waitUntil(1) {
+        let atZero = {
             let r = reports(p.pad.log.read().dropFirst(p.logMark))
             let last = readTrace().dropFirst(p.traceMark).last { $0.device == p.pad.device }
             return (r.last?.isZero ?? (last == nil)) && (last.map { $0.strong == 0 && $0.weak == 0 } ?? true)
         }
+        let ok = waitUntil(1, atZero)
         check(ok, "\(p.pad.label) \(what): the pad ends at zero",
-              "now \(now()); pad log \(p.pad.log.read().dropFirst(p.logMark).suffix(4)); trace \(readTrace().dropFirst(p.traceMark).filter { $0.device == p.pad.device }.suffix(3))")
+              "now \(now()); pad log \(p.pad.log.read().dropFirst(p.logMark).filter { $0.event != "STALL" }.suffix(4)); trace \(readTrace().dropFirst(p.traceMark).filter { $0.device == p.pad.device }.suffix(3))")
+        if !ok {
+            let late = waitUntil(10, atZero)
+            print("NOTE \(p.pad.label) \(what): " + (late ? "the zero arrived at \(p.pad.log.read().last { $0.event == "RUMBLE" }!.time)" : "no zero within 10 s more")
+                + "; out-of-band kernel messages:")
+            _ = system("dmesg | tail -5")
+        }
         plays[i].end = now()
     }
     return plays
@@ -450,15 +460,36 @@ struct Play {
           "\(unquantized.prefix(5))")
     check(j.foreign.isEmpty, "\(pad.label) \(what): the pad receives only values hapticd wrote, in order, as xpad encodes them", j.detail)
     check(j.received.last == j.expected.last, "\(pad.label) \(what): the newest value arrives last", j.detail)
-    // A value may go missing only where the VM stood still between its write and the next one (the
-    // guest's timers then fire together and ff-memless or xpad keep the newest).
+    // A value may go missing only by coalescing to the newest: the value written after it reached the
+    // pad within the bound of the missing one's write (ff-memless and xpad keep the newest when two
+    // updates come together: at the recommended intervals a rare jitter of hapticd's own writes, at a
+    // too short interval the rule). Their share is bounded below (summary). Where the VM stood still
+    // between the write and the next, the guest's timers fire together: excused.
     var excusedHere = 0
+    let bound = pad.interval + driverBound(pad)
+    var coalesced: [Int] = []
     let unexcused = j.lostIndices.filter { i in
         let next = i + 1 < j.expected.count ? j.expected[i + 1].time : j.expected[i].time
         if stall(j.expected[i].time - 0.005, next + 0.010, over: 0) != nil { excusedHere += 1; return false }
+        if let later = (i + 1..<j.expected.count).first(where: { j.match[$0] != nil }).flatMap({ j.match[$0] }),
+           j.received[later].time - j.expected[i].time <= bound {
+            coalesced.append(i)
+            return false
+        }
         return true
     }
-    check(unexcused.isEmpty, "\(pad.label) \(what): every value hapticd wrote reaches the pad", j.detail)
+    m.coalesced += coalesced.count
+    m.written += j.expected.count
+    if !coalesced.isEmpty {
+        print("NOTE \(pad.label) \(what): \(coalesced.count) value(s) coalesced to the newest: " + coalesced.map { i in
+            "\(j.expected[i].strong)/\(j.expected[i].weak) (written \(i > 0 ? ms(j.expected[i].time - j.expected[i - 1].time) : "-") ms after the one before, \(i + 1 < j.expected.count ? ms(j.expected[i + 1].time - j.expected[i].time) : "-") ms before the next)"
+        }.joined(separator: ", "))
+    }
+    check(unexcused.isEmpty, "\(pad.label) \(what): every value hapticd wrote reaches the pad, or a newer one within \(ms(bound)) ms",
+          j.detail + "; lost: " + unexcused.map { i in
+              let e = j.expected
+              return "\(e[i].strong)/\(e[i].weak) written \(e[i].time) (previous \(i > 0 ? ms(e[i].time - e[i - 1].time) : "-") ms before, next \(i + 1 < e.count ? ms(e[i + 1].time - e[i].time) : "-") ms after)"
+          }.joined(separator: ", ") + "; reports around: \(got.filter { r in unexcused.contains { abs(r.time - j.expected[$0].time) < 0.05 } })")
     // Lags, where no stall came between the write and the report.
     var judgedLags: [Double] = []
     for a in j.arrivals {
@@ -473,10 +504,12 @@ struct Play {
         m.finalWhat.append("\(what) \(j.expected.last!.strong)/\(j.expected.last!.weak) written \(last.written): \(ms(last.reported - last.written)) ms (lost to stalls \(ms(stall(last.written - 0.005, last.reported, over: 0) ?? 0)) ms)")
     }
     if what.hasSuffix("ramp") && judgedLags.count >= 9 {
-        // A backlog grows: the lag at the end of a long stream would exceed the lag at its start.
+        // A backlog grows: the lag at the end of a stream exceeds the lag at its start by the
+        // difference between write and drain periods for every value queued (hid-nintendo's ring: 12 ms
+        // a value). More than one interval plus the VM's timing slack is growth, not noise.
         let third = judgedLags.count / 3
         let early = percentile(Array(judgedLags.prefix(third)), 0.5), late = percentile(Array(judgedLags.suffix(third)), 0.5)
-        check(late <= early + pad.interval, "\(pad.label) \(what): no backlog builds up (median lag \(ms(early)) ms in the first third, \(ms(late)) ms in the last)",
+        check(late <= early + pad.interval + slack, "\(pad.label) \(what): no backlog builds up (median lag \(ms(early)) ms in the first third, \(ms(late)) ms in the last)",
               stats(judgedLags))
     }
     if let first = got.first(where: { !$0.isZero }), stall(p.commandTime, first.time) == nil {
@@ -831,6 +864,9 @@ for pad in pads {
     check(Double(within) >= 0.9 * Double(m.finalLags.count) && (m.finalLags.max() ?? 0) <= 3 * bound,
           "\(pad.label): no backlog: the final value reached the pad within \(ms(bound)) ms after hapticd's last write in \(within) of \(m.finalLags.count) plays",
           stats(m.finalLags) + "; late: \(zip(m.finalLags, m.finalWhat).filter { $0.0 > bound }.map(\.1))")
+    // Coalescing to the newest must stay the exception at the profile's interval: a profile that wrote
+    // faster than xpad drains would lose about every other value of a ramp.
+    check(m.coalesced * 20 <= m.written, "\(pad.label): at most one value in 20 coalesced to a newer one (\(m.coalesced) of \(m.written))")
     let all = stalls()
     print("MEASURE \(pad.label) values judged \(m.judgedValues), excused by VM stalls \(m.excusedValues); the VM stalled \(all.count) times (> 4 ms), \(stats(all.map(\.late)))")
     check(m.judgedValues >= 30 && m.finalLags.count >= 3,
