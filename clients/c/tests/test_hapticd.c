@@ -1,0 +1,972 @@
+/* libhapticd against the real hapticd --simulate: every call's effect is checked where it shows —
+ * in the daemon's --trace of what reached the pad, in events, in replies — and every error path
+ * with its code and the words of its message. A stand-in server (a thread here) plays the daemon
+ * where a real one cannot misbehave on demand: silence, hostile lines, floods of events. */
+#include "daemon.h"
+
+#include <hapticd.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+static int checks, failures;
+static const char *current;
+
+#define CHECK(cond)                                                                                                  \
+    do {                                                                                                             \
+        checks++;                                                                                                    \
+        if (!(cond)) {                                                                                               \
+            failures++;                                                                                              \
+            fprintf(stderr, "FAILED %s:%d in %s: %s\n  last error: %s\n", __FILE__, __LINE__, current, #cond, hapticd_last_error()); \
+        }                                                                                                            \
+    } while (0)
+#define OK(call) CHECK((call) == HAPTICD_OK)
+
+static daemon_t D; /* the shared daemon: 2 pads */
+
+static hapticd_client *connect_d(daemon_t *d) {
+    hapticd_client *c = NULL;
+    int r = hapticd_connect(d->sock, "org.hapticd.test", &c);
+    if (r) fprintf(stderr, "connect: %s\n", hapticd_last_error());
+    return c;
+}
+
+/* Waits for an event of `type` (and player, if ≥ 0); others are skipped. */
+static int wait_event(hapticd_client *c, int type, int player, hapticd_event *out, int timeout_ms) {
+    double end = now_s() + timeout_ms / 1000.0;
+    while (now_s() < end) {
+        hapticd_event e;
+        int r = hapticd_next_event(c, &e, (int)((end - now_s()) * 1000) + 1);
+        if (r < 0) return r;
+        if (r == 1 && e.type == type && (player < 0 || e.player == player)) {
+            if (out) *out = e;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Trace predicates. */
+typedef struct {
+    int device;
+    double after;
+    int count;
+    double at;
+} tq;
+
+static int pred_active(const trace_row *r, int n, void *ctx) {
+    tq *q = ctx;
+    for (int i = 0; i < n; i++)
+        if (r[i].device == q->device && r[i].time >= q->after && (r[i].strong || r[i].weak)) {
+            q->at = r[i].time;
+            return 1;
+        }
+    return 0;
+}
+
+/* The pad's last write after q->after is silent, following an active one. */
+static int pred_still(const trace_row *r, int n, void *ctx) {
+    tq *q = ctx;
+    int active = 0, last = -1;
+    for (int i = 0; i < n; i++)
+        if (r[i].device == q->device && r[i].time >= q->after) {
+            if (r[i].strong || r[i].weak) active = 1;
+            last = i;
+        }
+    return active && last >= 0 && !r[last].strong && !r[last].weak;
+}
+
+static int pred_last_silent(const trace_row *r, int n, void *ctx) {
+    tq *q = ctx;
+    for (int i = n - 1; i >= 0; i--)
+        if (r[i].device == q->device && r[i].time >= q->after) return !r[i].strong && !r[i].weak;
+    return 0;
+}
+
+static int pred_last_active(const trace_row *r, int n, void *ctx) {
+    tq *q = ctx;
+    for (int i = n - 1; i >= 0; i--)
+        if (r[i].device == q->device && r[i].time >= q->after) return r[i].strong || r[i].weak;
+    return 0;
+}
+
+static double last_trace_time(daemon_t *d) {
+    int n;
+    trace_row *rows = trace_rows(d, &n);
+    double t = n ? rows[n - 1].time : 0;
+    free(rows);
+    return t;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void test_connect_errors(void) {
+    current = "connect errors";
+    hapticd_client *c = (hapticd_client *)1;
+    char path[400];
+    snprintf(path, sizeof path, "%s/none.sock", D.dir);
+    CHECK(hapticd_connect(path, NULL, &c) == HAPTICD_E_NOT_RUNNING);
+    CHECK(c == NULL);
+    CHECK(strstr(hapticd_last_error(), path) && strstr(hapticd_last_error(), "hapticd is not running"));
+    CHECK(strstr(hapticd_last_error(), "hapticd --simulate"));
+    CHECK(!strcmp(hapticd_status_name(HAPTICD_E_NOT_RUNNING), "HAPTICD_E_NOT_RUNNING"));
+
+    /* The default path follows $HAPTICD_SOCKET, as hapticctl's does. */
+    char buf[256];
+    setenv("HAPTICD_SOCKET", D.sock, 1);
+    OK(hapticd_default_socket_path(buf, sizeof buf));
+    CHECK(!strcmp(buf, D.sock));
+    CHECK(hapticd_default_socket_path(buf, 4) == HAPTICD_E_INVALID_ARGUMENT);
+    OK(hapticd_connect(NULL, NULL, &c));
+    CHECK(c && !strcmp(hapticd_socket_path(c), D.sock));
+    hapticd_close(c);
+    unsetenv("HAPTICD_SOCKET");
+
+    CHECK(hapticd_connect(D.sock, "", &c) == HAPTICD_E_INVALID_ARGUMENT);
+
+    /* Permission: a socket of group root, mode 0660, reached by a user outside the group. Root
+     * passes every permission check, so as root a child becomes nobody to try. */
+    char psock[400];
+    snprintf(psock, sizeof psock, "%s/perm.sock", D.dir);
+    int ls = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, psock);
+    CHECK(bind(ls, (struct sockaddr *)&a, sizeof a) == 0 && listen(ls, 4) == 0);
+    chmod(psock, getuid() == 0 ? 0660 : 0);
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (getuid() == 0) {
+            struct passwd *nobody = getpwnam("nobody");
+            if (!nobody || setgroups(0, NULL) || setgid(nobody->pw_gid) || setuid(nobody->pw_uid)) _exit(3);
+        }
+        hapticd_client *pc = NULL;
+        int r = hapticd_connect(psock, NULL, &pc);
+        char msg[1100];
+        snprintf(msg, sizeof msg, "%d %s", r, hapticd_last_error());
+        if (write(fds[1], msg, strlen(msg) + 1) < 0) _exit(4);
+        _exit(0);
+    }
+    close(fds[1]);
+    char msg[1100] = "";
+    CHECK(read(fds[0], msg, sizeof msg - 1) > 0);
+    waitpid(pid, NULL, 0);
+    close(fds[0]);
+    close(ls);
+    unlink(psock);
+    CHECK(atoi(msg) == HAPTICD_E_PERMISSION);
+    CHECK(strstr(msg, "permission denied on") && strstr(msg, "usermod -aG"));
+    if (getuid() == 0) CHECK(strstr(msg, "group 'root'") && strstr(msg, "0660"));
+}
+
+static void test_basics(void) {
+    current = "basics";
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    CHECK(hapticd_is_connected(c));
+    OK(hapticd_ping(c));
+    char version[32];
+    int protocol = 0;
+    OK(hapticd_daemon_version(c, version, sizeof version, &protocol));
+    CHECK(protocol == 1 && version[0]);
+    CHECK(hapticd_version() == HAPTICD_VERSION);
+
+    hapticd_device_info devs[4];
+    int total = 0;
+    OK(hapticd_devices(c, devs, 1, &total));
+    CHECK(total == 2);
+    OK(hapticd_devices(c, devs, 4, &total));
+    CHECK(devs[0].device == 0 && devs[1].device == 1 && devs[0].simulated && devs[0].connected);
+    CHECK(!strcmp(devs[1].name, "Simulated rumble pad 1"));
+
+    hapticd_pattern_info pats[64];
+    OK(hapticd_patterns(c, pats, 64, &total));
+    int heartbeat = 0;
+    for (int i = 0; i < total && i < 64; i++)
+        if (!strcmp(pats[i].name, "heartbeat") && pats[i].duration > 0) heartbeat = 1;
+    CHECK(total > 5 && heartbeat);
+
+    char *json = NULL;
+    OK(hapticd_request(c, "{\"cmd\":\"engine.status\",\"device\":1}", &json));
+    CHECK(json && strstr(json, "\"device\":1") && strstr(json, "\"running\":true"));
+    hapticd_free(json);
+    CHECK(hapticd_request(c, "{\"cmd\":\"nope\"}", NULL) == HAPTICD_E_UNKNOWN_COMMAND);
+    CHECK(!strcmp(hapticd_last_error_code(), "unknown_command"));
+    CHECK(hapticd_request(c, "[1]", NULL) == HAPTICD_E_BAD_JSON);
+
+    hapticd_capabilities caps;
+    OK(hapticd_capabilities_get(c, 1, &caps));
+    CHECK(caps.device == 1 && caps.supports_haptics && !caps.supports_audio && caps.levels > 1);
+    CHECK(caps.localities & (1u << HAPTICD_LOCALITY_LEFT_HANDLE));
+    CHECK(caps.localities & (1u << HAPTICD_LOCALITY_RIGHT_HANDLE));
+    CHECK(!(caps.localities & (1u << HAPTICD_LOCALITY_TRIGGERS)));
+    CHECK(caps.minimum_update_interval > 0);
+    CHECK(!strcmp(hapticd_locality_name(HAPTICD_LOCALITY_LEFT_HANDLE), "leftHandle") && !hapticd_locality_name(99));
+    OK(hapticd_prepare(c));
+    hapticd_close(c);
+}
+
+/* hello and policy: a daemon with app policy answers them; an older one says unknown_command,
+ * which hapticd_connect tolerated (the client above connected with an app id). */
+static void test_hello_policy(void) {
+    current = "hello and policy";
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    hapticd_identity id;
+    int r = hapticd_hello(c, "org.hapticd.test.policy", &id);
+    hapticd_policy pol;
+    if (r == HAPTICD_E_UNKNOWN_COMMAND) {
+        CHECK(hapticd_policy_get(c, &pol) == HAPTICD_E_UNKNOWN_COMMAND);
+        CHECK(strstr(hapticd_last_error(), "older than the library"));
+        fprintf(stderr, "note: this hapticd has no hello/policy yet; checked that they are tolerated\n");
+    } else {
+        CHECK(r == HAPTICD_OK);
+        CHECK(!strcmp(id.app, "org.hapticd.test.policy") && id.client >= 0 && (int)id.uid == (int)getuid());
+        CHECK(id.process[0]);
+        OK(hapticd_policy_get(c, &pol));
+        CHECK(pol.profile == HAPTICD_PROFILE_FULL && !strcmp(pol.profile_name, "full"));
+        CHECK(pol.max_strength == 1 && pol.app_enabled && pol.app_gain == 1);
+        CHECK(!strcmp(pol.app, "org.hapticd.test.policy"));
+    }
+    hapticd_close(c);
+}
+
+static void test_play_name(void) {
+    current = "play by name";
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    tq q = {0, last_trace_time(&D), 0, 0};
+    int32_t id = -1;
+    OK(hapticd_play_name(c, "heartbeat", &id));
+    CHECK(id >= 1);
+    hapticd_event e;
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, id, &e, 10000) == 1);
+    CHECK(e.reason == HAPTICD_REASON_FINISHED && !strcmp(e.reason_name, "finished") && e.device == 0);
+    CHECK(!strcmp(e.locality, "default"));
+    CHECK(wait_trace(&D, 5, pred_still, &q));
+
+    CHECK(hapticd_play_name(c, "nope", NULL) == HAPTICD_E_NOT_FOUND);
+    CHECK(strstr(hapticd_last_error(), "no pattern named \"nope\""));
+    CHECK(!strcmp(hapticd_last_error_code(), "not_found"));
+
+    /* A file, through the one-call helper. */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/config/patterns/click.ahap", getenv("HAPTICD_REPO"));
+    OK(hapticd_play_file(c, path, &id));
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, id, NULL, 5000) == 1);
+    CHECK(hapticd_play_file(c, "/nonexistent/x.ahap", NULL) == HAPTICD_E_FILE);
+    CHECK(strstr(hapticd_last_error(), "/nonexistent/x.ahap") && strstr(hapticd_last_error(), "No such file"));
+    hapticd_close(c);
+}
+
+static void test_player(void) {
+    current = "player";
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    hapticd_engine *eng;
+    OK(hapticd_engine_create(c, 1, NULL, &eng));
+    hapticd_pattern *pat;
+    OK(hapticd_pattern_new(&pat));
+    OK(hapticd_pattern_add_continuous(pat, 0, 0.3, 1.0, 0.5));
+    CHECK(hapticd_pattern_add_transient(pat, 0, 1.5, 0) == HAPTICD_E_INVALID_ARGUMENT);
+    CHECK(hapticd_pattern_add_transient(pat, NAN, 1, 0) == HAPTICD_E_INVALID_ARGUMENT);
+    CHECK(strstr(hapticd_pattern_json(pat), "\"HapticContinuous\""));
+
+    hapticd_player *p;
+    OK(hapticd_player_create(eng, pat, HAPTICD_PLAYER_ADVANCED, &p));
+    hapticd_player_status st;
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.state == HAPTICD_STATE_IDLE && st.device == 1 && st.advanced && fabs(st.duration - 0.3) < 1e-9);
+    CHECK(st.player == hapticd_player_id(p) && !strcmp(st.locality, "default"));
+
+    /* Started: the pad moves, then stops by itself, and the owner hears player.finished. */
+    tq q = {1, last_trace_time(&D), 0, 0};
+    OK(hapticd_player_start(p, HAPTICD_TIME_NOW));
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.state == HAPTICD_STATE_PLAYING);
+    hapticd_event e;
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, st.player, &e, 5000) == 1);
+    CHECK(e.reason == HAPTICD_REASON_FINISHED && e.device == 1);
+    CHECK(wait_trace(&D, 5, pred_still, &q));
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.state == HAPTICD_STATE_FINISHED);
+
+    /* Looping, with dynamic parameters: intensity 0 silences the pad, 1 brings it back. */
+    OK(hapticd_player_set_loop(p, 1));
+    OK(hapticd_player_start(p, HAPTICD_TIME_NOW));
+    q.after = last_trace_time(&D);
+    CHECK(wait_trace(&D, 5, pred_active, &q));
+    OK(hapticd_player_send_parameter(p, HAPTICD_PARAM_INTENSITY, 0, HAPTICD_TIME_NOW));
+    q.after = last_trace_time(&D);
+    CHECK(wait_trace(&D, 5, pred_last_silent, &q));
+    hapticd_parameter_value v[2] = {{HAPTICD_PARAM_INTENSITY, 0, 1}, {HAPTICD_PARAM_SHARPNESS, 0, -0.5}};
+    OK(hapticd_player_send_parameters(p, v, 2, HAPTICD_TIME_NOW));
+    q.after = last_trace_time(&D);
+    CHECK(wait_trace(&D, 5, pred_last_active, &q));
+    v[0].parameter = 77;
+    CHECK(hapticd_player_send_parameters(p, v, 1, 0) == HAPTICD_E_INVALID_ARGUMENT);
+    hapticd_parameter_value bad = {HAPTICD_PARAM_INTENSITY, 0, 3};
+    CHECK(hapticd_player_send_parameters(p, &bad, 1, 0) == HAPTICD_E_BAD_REQUEST);
+    CHECK(strstr(hapticd_last_error(), "intensity") && strstr(hapticd_last_error(), "0.0…1.0"));
+
+    /* Advanced controls: pause, seek, rate, mute, resume. */
+    OK(hapticd_player_pause(p, HAPTICD_TIME_NOW));
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.state == HAPTICD_STATE_PAUSED);
+    q.after = last_trace_time(&D);
+    CHECK(wait_trace(&D, 5, pred_last_silent, &q));
+    OK(hapticd_player_seek(p, 0.1));
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(fabs(st.offset - 0.1) < 1e-6);
+    OK(hapticd_player_set_rate(p, 2));
+    OK(hapticd_player_set_loop_end(p, 0.2));
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.rate == 2 && fabs(st.loop_end - 0.2) < 1e-9 && st.loop);
+    CHECK(hapticd_player_set_rate(p, 1e6) == HAPTICD_E_BAD_REQUEST);
+    CHECK(strstr(hapticd_last_error(), "max_rate"));
+    OK(hapticd_player_resume(p, HAPTICD_TIME_NOW));
+    q.after = last_trace_time(&D);
+    CHECK(wait_trace(&D, 5, pred_last_active, &q));
+    OK(hapticd_player_set_muted(p, 1));
+    q.after = last_trace_time(&D);
+    CHECK(wait_trace(&D, 5, pred_last_silent, &q));
+    OK(hapticd_player_set_muted(p, 0));
+
+    /* Stop: silent, and player.finished says stopped. */
+    OK(hapticd_player_stop(p, HAPTICD_TIME_NOW));
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, st.player, &e, 5000) == 1);
+    CHECK(e.reason == HAPTICD_REASON_STOPPED);
+    q.after = last_trace_time(&D);
+    CHECK(wait_trace(&D, 5, pred_last_silent, &q));
+
+    /* A curve: intensity from 1 down to 0 over 0.2 s leaves the looping player playing, and silent. */
+    OK(hapticd_player_start(p, HAPTICD_TIME_NOW));
+    hapticd_curve_point pts[2] = {{0, 1}, {0.2, 0}};
+    OK(hapticd_player_schedule_curve(p, HAPTICD_PARAM_INTENSITY, pts, 2, HAPTICD_TIME_NOW));
+    q.after = last_trace_time(&D);
+    CHECK(wait_trace(&D, 5, pred_still, &q));
+    OK(hapticd_player_seek(p, 0)); /* a reply refreshes the status */
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.state == HAPTICD_STATE_PLAYING);
+    CHECK(hapticd_player_schedule_curve(p, 42, pts, 2, 0) == HAPTICD_E_INVALID_ARGUMENT);
+
+    /* Cancel drops what was scheduled: a start in a second never happens. */
+    OK(hapticd_player_cancel(p));
+    double t;
+    OK(hapticd_engine_current_time(eng, &t));
+    OK(hapticd_player_start(p, t + 1));
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.state == HAPTICD_STATE_IDLE || st.state == HAPTICD_STATE_SCHEDULED);
+    OK(hapticd_player_cancel(p));
+    OK(hapticd_player_destroy(p));
+
+    /* A basic player has no pause. */
+    OK(hapticd_player_create(eng, pat, HAPTICD_PLAYER_BASIC, &p));
+    OK(hapticd_player_start(p, 0));
+    CHECK(hapticd_player_pause(p, 0) == HAPTICD_E_BAD_REQUEST);
+    OK(hapticd_player_destroy(p));
+    hapticd_pattern_free(pat);
+    hapticd_engine_destroy(eng);
+    hapticd_close(c);
+}
+
+/* A start at a time on the engine's clock: the pad first moves then, not before. */
+static void test_timing(void) {
+    current = "timing";
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    hapticd_engine *eng;
+    OK(hapticd_engine_create(c, 0, "default", &eng));
+    double est, after;
+    hapticd_engine_status s;
+    OK(hapticd_engine_current_time(eng, &est));
+    OK(hapticd_engine_status_get(eng, &s));
+    OK(hapticd_engine_current_time(eng, &after));
+    CHECK(s.running && s.connected && s.device == 0 && !strcmp(s.locality, "default"));
+    CHECK(s.current_time >= est - 0.005 && s.current_time <= after + 0.005);
+
+    hapticd_pattern *pat;
+    OK(hapticd_pattern_from_name("rumble-long", &pat));
+    hapticd_player *p;
+    OK(hapticd_player_create(eng, pat, 0, &p));
+    tq q = {0, last_trace_time(&D), 0, 0};
+    double at;
+    OK(hapticd_engine_current_time(eng, &at));
+    at += 0.3;
+    OK(hapticd_player_start(p, at));
+    hapticd_player_status st;
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.state == HAPTICD_STATE_SCHEDULED);
+    CHECK(wait_trace(&D, 5, pred_active, &q));
+    CHECK(q.at >= at - 0.002 && q.at <= at + 0.1);
+    if (!(q.at >= at - 0.002 && q.at <= at + 0.1)) fprintf(stderr, "  asked %.4f, moved %.4f\n", at, q.at);
+
+    /* Core Haptics' stop(): this connection's players on the engine stop. */
+    OK(hapticd_engine_stop(eng));
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, st.player, NULL, 5000) == 1);
+    OK(hapticd_engine_status_get(eng, &s));
+    CHECK(!s.playing);
+    hapticd_pattern_free(pat);
+    hapticd_close(c); /* frees the engine and player too */
+}
+
+static void test_patterns_and_errors(void) {
+    current = "patterns and errors";
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    hapticd_engine *eng;
+    OK(hapticd_engine_create(c, -1, NULL, &eng));
+    hapticd_pattern *pat = NULL;
+    hapticd_player *p = NULL;
+
+    /* The daemon judges meaning, with JSON paths. */
+    OK(hapticd_pattern_from_ahap("{\"Pattern\":[{\"Event\":{\"EventType\":\"Buzz\",\"Time\":0}}]}", -1, &pat));
+    CHECK(hapticd_player_create(eng, pat, 0, &p) == HAPTICD_E_INVALID_PATTERN && !p);
+    CHECK(!strcmp(hapticd_last_error_code(), "invalid_pattern"));
+    CHECK(strstr(hapticd_last_error_details(), "Pattern[0].Event.EventType: unknown event type \"Buzz\""));
+    CHECK(strstr(hapticd_last_error(), "[invalid_pattern, from `player.create`"));
+    hapticd_pattern_free(pat);
+
+    /* The library judges syntax, with the text's own line and column. */
+    const char *broken = "{\n  \"Pattern\": [\n    {\"Event\": }\n  ]\n}";
+    CHECK(hapticd_pattern_from_ahap(broken, -1, &pat) == HAPTICD_E_BAD_JSON && !pat);
+    CHECK(strstr(hapticd_last_error(), "line 3, column 15: expected a value, found '}'"));
+    CHECK(hapticd_pattern_from_ahap("[1]", -1, &pat) == HAPTICD_E_BAD_JSON);
+    CHECK(strstr(hapticd_last_error(), "an AHAP pattern is a JSON object"));
+    CHECK(hapticd_pattern_from_ahap("{} {}", -1, &pat) == HAPTICD_E_BAD_JSON);
+    CHECK(hapticd_pattern_from_ahap("{\"a\": \"x\ny\"}", -1, &pat) == HAPTICD_E_BAD_JSON);
+
+    /* Leniency as the daemon's: comments, trailing commas, single quotes, bare keys — it plays. */
+    const char *lenient =
+        "// a comment\n{ Version: 1.0, /* block */ 'Pattern': [\n"
+        "  {\"Event\": {\"EventType\": \"HapticTransient\", \"Time\": 0, \"EventParameters\": [\n"
+        "    {\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": +0.8,},],},},\n]}\n";
+    OK(hapticd_pattern_from_ahap(lenient, -1, &pat));
+    CHECK(!strchr(hapticd_pattern_json(pat), '\n') && !strstr(hapticd_pattern_json(pat), "comment"));
+    int32_t id;
+    OK(hapticd_engine_play(eng, pat, 0, 1, &id));
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, id, NULL, 5000) == 1);
+    hapticd_pattern_free(pat);
+
+    /* Every shipped pattern, and every real AHAP file beside the repository, loads and is
+     * accepted by the daemon. */
+    char cmd[2048];
+    const char *repo = getenv("HAPTICD_REPO");
+    snprintf(cmd, sizeof cmd, "ls %s/config/patterns/*.ahap %s/../shared/ahap/*/*.ahap 2>/dev/null", repo, repo);
+    FILE *ls = popen(cmd, "r");
+    char path[1024];
+    int files = 0, accepted = 0;
+    while (fgets(path, sizeof path, ls)) {
+        path[strcspn(path, "\n")] = 0;
+        files++;
+        if (hapticd_pattern_from_file(path, &pat)) {
+            fprintf(stderr, "  %s: %s\n", path, hapticd_last_error());
+            continue;
+        }
+        int r = hapticd_player_create(eng, pat, 0, &p);
+        if (r) fprintf(stderr, "  %s: %s\n%s\n", path, hapticd_last_error(), hapticd_last_error_details());
+        else accepted++, hapticd_player_destroy(p);
+        hapticd_pattern_free(pat);
+    }
+    pclose(ls);
+    CHECK(files >= 10 && accepted == files);
+    fprintf(stderr, "  %d AHAP files loaded and accepted\n", accepted);
+
+    /* Pads and localities. */
+    hapticd_engine *e2 = NULL;
+    CHECK(hapticd_engine_create(c, 7, NULL, &e2) == HAPTICD_E_NOT_FOUND && !e2);
+    CHECK(strstr(hapticd_last_error(), "no device 7"));
+    CHECK(hapticd_engine_create(c, 0, "leftTrigger", &e2) == HAPTICD_E_UNSUPPORTED);
+    CHECK(strstr(hapticd_last_error(), "trigger"));
+    CHECK(hapticd_engine_create(c, 0, "elbow", &e2) == HAPTICD_E_BAD_REQUEST);
+    CHECK(strstr(hapticd_last_error(), "unknown locality \"elbow\""));
+
+    /* Bad arguments never reach the daemon. */
+    CHECK(hapticd_player_start(NULL, 0) == HAPTICD_E_INVALID_ARGUMENT);
+    CHECK(hapticd_engine_set_priority(eng, 101) == HAPTICD_E_INVALID_ARGUMENT);
+    OK(hapticd_engine_set_priority(eng, 10));
+    OK(hapticd_engine_set_priority(eng, HAPTICD_PRIORITY_DEFAULT));
+    CHECK(hapticd_set_timeout(c, 0) == HAPTICD_E_INVALID_ARGUMENT);
+    CHECK(hapticd_rumble(c, 2, 0, 1) == HAPTICD_E_INVALID_ARGUMENT);
+
+    /* Another connection's player is not yours. */
+    hapticd_client *other = connect_d(&D);
+    OK(hapticd_pattern_from_name("rumble-long", &pat));
+    OK(hapticd_player_create(eng, pat, 0, &p));
+    char req[128];
+    snprintf(req, sizeof req, "{\"cmd\":\"player.start\",\"player\":%d}", hapticd_player_id(p));
+    CHECK(hapticd_request(other, req, NULL) == HAPTICD_E_PERMISSION);
+    CHECK(strstr(hapticd_last_error(), "belongs to another client"));
+    hapticd_close(other);
+
+    /* Limits: the 33rd player of a connection, with the key to raise. */
+    hapticd_player *many[40];
+    int made = 0, r = 0;
+    while (made < 40 && !(r = hapticd_player_create(eng, pat, 0, &many[made]))) made++;
+    CHECK(r == HAPTICD_E_LIMIT && made == 31);
+    CHECK(strstr(hapticd_last_error(), "limits.max_players_per_client"));
+    for (int i = 0; i < made; i++) hapticd_player_destroy(many[i]);
+    hapticd_pattern_free(pat);
+    hapticd_close(c);
+}
+
+static void test_feedback_rumble_localities(void) {
+    current = "feedback, rumble, localities";
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    hapticd_engine *eng;
+    OK(hapticd_engine_create(c, 1, "default", &eng));
+    tq q = {1, last_trace_time(&D), 0, 0};
+    int32_t id;
+    OK(hapticd_engine_feedback(eng, "impact", "heavy", 0.7, 0, &id));
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, id, NULL, 5000) == 1);
+    CHECK(wait_trace(&D, 5, pred_still, &q));
+    OK(hapticd_engine_feedback(eng, "selection", NULL, -1, HAPTICD_FEEDBACK_IMPORTANT, &id));
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, id, NULL, 5000) == 1);
+    OK(hapticd_feedback(c, "notification", "error", -1, 0));
+    CHECK(hapticd_feedback(c, "impact", "squishy", -1, 0) == HAPTICD_E_BAD_REQUEST);
+    CHECK(strstr(hapticd_last_error(), "unknown impact style \"squishy\""));
+    double until = 0;
+    OK(hapticd_engine_prepare(eng, &until));
+    CHECK(until > 0);
+    OK(hapticd_engine_start(eng));
+
+    /* A rumble: both motors as asked; 0, 0 stops it. */
+    q.after = 0; /* the pad is still (its last write silent) */
+    CHECK(wait_trace(&D, 5, pred_last_silent, &q));
+    q.after = last_trace_time(&D);
+    OK(hapticd_engine_rumble(eng, 0.8, 0.2, 5, 0));
+    CHECK(wait_trace(&D, 5, pred_active, &q));
+    int n;
+    trace_row *rows = trace_rows(&D, &n);
+    int seen = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].device == 1 && rows[i].time >= q.at && rows[i].strong) {
+            CHECK(abs(rows[i].strong - (int)(0.8 * 65535)) < 700 && abs(rows[i].weak - (int)(0.2 * 65535)) < 700);
+            seen = 1;
+            break;
+        }
+    free(rows);
+    CHECK(seen);
+    OK(hapticd_engine_rumble(eng, 0, 0, 0, 0));
+    q.after = last_trace_time(&D);
+    CHECK(wait_trace(&D, 5, pred_last_silent, &q));
+
+    /* leftHandle drives the strong motor alone. */
+    hapticd_engine *left;
+    OK(hapticd_engine_create(c, 1, "leftHandle", &left));
+    hapticd_pattern *pat;
+    OK(hapticd_pattern_new(&pat));
+    OK(hapticd_pattern_add_continuous(pat, 0, 0.2, 1, 1));
+    q.after = last_trace_time(&D);
+    OK(hapticd_engine_play(left, pat, 0, 1, &id));
+    hapticd_event e;
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, id, &e, 5000) == 1);
+    CHECK(!strcmp(e.locality, "leftHandle"));
+    CHECK(wait_trace(&D, 5, pred_still, &q));
+    rows = trace_rows(&D, &n);
+    int strong = 0, weak = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].device == 1 && rows[i].time >= q.after) strong |= rows[i].strong > 0, weak |= rows[i].weak > 0;
+    free(rows);
+    CHECK(strong && !weak);
+    hapticd_pattern_free(pat);
+
+    /* Root is an admin here: engine.stop stops the pad for everyone; it refuses players until
+     * started again. */
+    OK(hapticd_engine_admin(eng, HAPTICD_ADMIN_STOP));
+    hapticd_engine_status es;
+    OK(hapticd_engine_status_get(eng, &es));
+    CHECK(!es.running);
+    CHECK(hapticd_engine_feedback(eng, "selection", NULL, -1, 0, NULL) == HAPTICD_E_ENGINE_STOPPED);
+    CHECK(hapticd_engine_start(eng) == HAPTICD_E_ENGINE_STOPPED);
+    CHECK(strstr(hapticd_last_error(), "an admin must start it"));
+    OK(hapticd_engine_admin(eng, HAPTICD_ADMIN_START));
+    OK(hapticd_engine_start(eng));
+    OK(hapticd_engine_admin(eng, HAPTICD_ADMIN_RESET));
+    CHECK(wait_event(c, HAPTICD_EVENT_ENGINE_RESET, -1, &e, 5000) == 1);
+    CHECK(e.device == 1 && !strcmp(e.locality, "default"));
+    CHECK(hapticd_engine_admin(eng, 9) == HAPTICD_E_INVALID_ARGUMENT);
+    int stopped = -1;
+    OK(hapticd_stop_all(c, &stopped));
+    CHECK(stopped >= 0);
+    hapticd_close(c);
+}
+
+/* The descriptor is readable while an event waits in the library's queue, even when the socket
+ * has nothing more: a game loop polling it never misses one. */
+static int callback_count;
+static hapticd_event callback_last;
+static void on_event(const hapticd_event *e, void *user) {
+    (void)user;
+    callback_count++;
+    callback_last = *e;
+}
+
+static void test_events_fd(void) {
+    current = "events through the descriptor";
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    int fd = hapticd_fd(c);
+    struct pollfd p = {fd, POLLIN, 0};
+    CHECK(poll(&p, 1, 0) == 0);
+    OK(hapticd_set_event_callback(c, on_event, NULL));
+    int32_t id;
+    OK(hapticd_play_name(c, "click", &id));
+    CHECK(poll(&p, 1, 5000) == 1); /* the event arrived on the socket */
+    OK(hapticd_ping(c));           /* read while waiting for the reply: now queued */
+    p.revents = 0;
+    CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLIN));
+    CHECK(hapticd_dispatch(c, 0) == 1);
+    CHECK(callback_count == 1 && callback_last.type == HAPTICD_EVENT_PLAYER_FINISHED && callback_last.player == id);
+    CHECK(poll(&p, 1, 0) == 0);
+    CHECK(hapticd_dispatch(c, 0) == 0);
+
+    /* dispatch waits up to its timeout for something to come. */
+    OK(hapticd_play_name(c, "click", &id));
+    double t0 = now_s();
+    int got = 0;
+    while (!got && now_s() - t0 < 5) got = hapticd_dispatch(c, 1000);
+    CHECK(got == 1 && callback_last.player == id);
+
+    /* Subscribing to device.output: every write, with its magnitudes. */
+    OK(hapticd_set_event_callback(c, NULL, NULL));
+    OK(hapticd_subscribe(c, HAPTICD_EVENTS_DEFAULT | HAPTICD_EVENT_MASK(HAPTICD_EVENT_DEVICE_OUTPUT)));
+    OK(hapticd_rumble(c, 1, 0, 0.1));
+    hapticd_event e;
+    CHECK(wait_event(c, HAPTICD_EVENT_DEVICE_OUTPUT, -1, &e, 5000) == 1);
+    CHECK(e.device == 0 && e.strong == 65535 && e.weak == 0 && e.time > 0);
+    OK(hapticd_subscribe(c, 0));
+    hapticd_close(c);
+}
+
+/* Many threads on one client: each gets its own replies. */
+typedef struct {
+    hapticd_client *c;
+    int device;
+    int errors;
+} worker_arg;
+
+static void *worker(void *argp) {
+    worker_arg *a = argp;
+    hapticd_engine *e;
+    if (hapticd_engine_create(a->c, a->device, NULL, &e)) {
+        a->errors++;
+        return NULL;
+    }
+    for (int i = 0; i < 50; i++) {
+        hapticd_engine_status s;
+        if (hapticd_engine_status_get(e, &s) || s.device != a->device) a->errors++;
+        if (hapticd_ping(a->c)) a->errors++;
+    }
+    hapticd_engine_destroy(e);
+    return NULL;
+}
+
+static void test_threads(void) {
+    current = "threads";
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    pthread_t t[4];
+    worker_arg a[4];
+    for (int i = 0; i < 4; i++) {
+        a[i] = (worker_arg){c, i % 2, 0};
+        pthread_create(&t[i], NULL, worker, &a[i]);
+    }
+    int errors = 0;
+    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL), errors += a[i].errors;
+    CHECK(errors == 0);
+    hapticd_close(c);
+}
+
+/* The daemon goes away and comes back: an event says so, calls say what to do, reconnecting is
+ * the caller's choice and keeps the descriptor; players are gone, engines stay. */
+static void test_restart(void) {
+    current = "daemon restart";
+    daemon_t d;
+    if (daemon_start(&d, NULL, 1)) {
+        CHECK(0);
+        return;
+    }
+    hapticd_client *c = connect_d(&d);
+    CHECK(c);
+    if (!c) {
+        daemon_cleanup(&d);
+        return;
+    }
+    int fd = hapticd_fd(c);
+    hapticd_engine *eng;
+    OK(hapticd_engine_create(c, 0, NULL, &eng));
+    hapticd_pattern *pat;
+    OK(hapticd_pattern_from_name("rumble-long", &pat));
+    hapticd_player *p;
+    OK(hapticd_player_create(eng, pat, 0, &p));
+
+    CHECK(daemon_stop(&d) == 0);
+    struct pollfd pf = {fd, POLLIN, 0};
+    CHECK(poll(&pf, 1, 5000) == 1);
+    hapticd_event e;
+    CHECK(hapticd_next_event(c, &e, 5000) == 1 && e.type == HAPTICD_EVENT_CONNECTION_LOST);
+    CHECK(!hapticd_is_connected(c));
+    pf.revents = 0;
+    CHECK(poll(&pf, 1, 0) == 0); /* no busy loop once it was said */
+    CHECK(hapticd_ping(c) == HAPTICD_E_DISCONNECTED);
+    CHECK(strstr(hapticd_last_error(), "hapticd_reconnect()") && strstr(hapticd_last_error(), d.sock));
+    CHECK(hapticd_player_start(p, 0) == HAPTICD_E_PLAYER_INVALIDATED);
+    CHECK(hapticd_dispatch(c, -1) == HAPTICD_E_DISCONNECTED);
+    CHECK(hapticd_reconnect(c) == HAPTICD_E_NOT_RUNNING);
+
+    CHECK(daemon_launch(&d, 1) == 0);
+    OK(hapticd_reconnect(c));
+    CHECK(hapticd_is_connected(c) && hapticd_fd(c) == fd);
+    hapticd_player_status st;
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.state == HAPTICD_STATE_INVALID);
+    CHECK(hapticd_player_start(p, 0) == HAPTICD_E_PLAYER_INVALIDATED);
+    OK(hapticd_player_destroy(p));
+    /* The engine handle works on the new daemon; events come again. */
+    OK(hapticd_player_create(eng, pat, 0, &p));
+    OK(hapticd_player_start(p, 0));
+    OK(hapticd_player_stop(p, 0));
+    CHECK(wait_event(c, HAPTICD_EVENT_PLAYER_FINISHED, hapticd_player_id(p), NULL, 5000) == 1);
+    hapticd_pattern_free(pat);
+    hapticd_close(c);
+    daemon_stop(&d);
+    daemon_cleanup(&d);
+}
+
+/* An engine that shuts down when idle says so, and starts again on demand. */
+static void test_idle(void) {
+    current = "idle shutdown";
+    daemon_t d;
+    if (daemon_start(&d, "[engine]\nidle_shutdown = 0.2\n", 1)) {
+        CHECK(0);
+        return;
+    }
+    hapticd_client *c = connect_d(&d);
+    CHECK(c);
+    if (c) {
+        int32_t id;
+        OK(hapticd_play_name(c, "click", &id));
+        hapticd_event e;
+        CHECK(wait_event(c, HAPTICD_EVENT_ENGINE_STOPPED, -1, &e, 5000) == 1);
+        CHECK(e.reason == HAPTICD_REASON_IDLE_TIMEOUT && !strcmp(e.reason_name, "idleTimeout") && e.device == 0);
+        hapticd_engine *eng;
+        OK(hapticd_engine_create(c, 0, NULL, &eng));
+        hapticd_engine_status s;
+        OK(hapticd_engine_status_get(eng, &s));
+        CHECK(!s.running && s.auto_shutdown);
+        OK(hapticd_engine_start(eng));
+        OK(hapticd_engine_status_get(eng, &s));
+        CHECK(s.running);
+        hapticd_close(c);
+    }
+    daemon_stop(&d);
+    daemon_cleanup(&d);
+}
+
+/* Over the daemon's connection limit: its one error line is the error, with the key. */
+static void test_refused(void) {
+    current = "refused connection";
+    daemon_t d;
+    if (daemon_start(&d, "[limits]\nmax_clients_per_uid = 1\n", 1)) {
+        CHECK(0);
+        return;
+    }
+    hapticd_client *a = connect_d(&d), *b = (hapticd_client *)1;
+    CHECK(a);
+    CHECK(hapticd_connect(d.sock, NULL, &b) == HAPTICD_E_LIMIT && !b);
+    CHECK(strstr(hapticd_last_error(), "limits.max_clients_per_uid"));
+    hapticd_close(a);
+    daemon_stop(&d);
+    daemon_cleanup(&d);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A stand-in daemon for what a real one does not do on demand. */
+
+typedef struct {
+    char path[400];
+    int listen_fd;
+    int mode;
+    pthread_t thread;
+} fake_t;
+
+enum { FAKE_SILENT_AFTER_FIRST, FAKE_HUGE_LINE, FAKE_DEEP, FAKE_GARBAGE, FAKE_STALE_THEN_RIGHT, FAKE_FLOOD };
+
+static void fake_send(int fd, const char *s) {
+    size_t n = strlen(s);
+    while (n) {
+        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+        if (w <= 0) return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void *fake_main(void *argp) {
+    fake_t *f = argp;
+    int fd = accept(f->listen_fd, NULL, NULL);
+    if (fd < 0) return NULL;
+    char buf[65536];
+    size_t len = 0;
+    int requests = 0;
+    for (;;) {
+        ssize_t n = recv(fd, buf + len, sizeof buf - len - 1, 0);
+        if (n <= 0) break;
+        len += (size_t)n;
+        buf[len] = 0;
+        char *nl;
+        while ((nl = strchr(buf, '\n'))) {
+            *nl = 0;
+            int id = 0;
+            char *p = strstr(buf, "\"id\":");
+            if (p) id = atoi(p + 5);
+            requests++;
+            char reply[512];
+            snprintf(reply, sizeof reply, "{\"id\":%d,\"ok\":true,\"result\":{}}\n", id);
+            if (requests == 1) {
+                fake_send(fd, reply); /* the subscribe of hapticd_connect */
+            } else if (f->mode == FAKE_HUGE_LINE) {
+                char *huge = malloc(2 * 1024 * 1024 + 2);
+                memset(huge, 'x', 2 * 1024 * 1024);
+                huge[0] = '"';
+                huge[2 * 1024 * 1024] = 0;
+                fake_send(fd, huge);
+                free(huge);
+            } else if (f->mode == FAKE_DEEP) {
+                char deep[4096] = "";
+                for (int i = 0; i < 1000; i++) strcat(deep, "[");
+                strcat(deep, "\n");
+                fake_send(fd, deep);
+            } else if (f->mode == FAKE_GARBAGE) {
+                fake_send(fd, "HTTP/1.1 400 Bad Request\n");
+            } else if (f->mode == FAKE_STALE_THEN_RIGHT) {
+                char stale[128];
+                snprintf(stale, sizeof stale, "{\"id\":%d,\"ok\":false,\"error\":{\"code\":\"bad_request\",\"message\":\"stale\"}}\n", id - 1);
+                fake_send(fd, stale);
+                fake_send(fd, reply);
+            } else if (f->mode == FAKE_FLOOD) {
+                for (int i = 0; i < 300; i++) {
+                    char ev[128];
+                    snprintf(ev, sizeof ev, "{\"event\":\"player.finished\",\"player\":%d,\"device\":0,\"reason\":\"finished\"}\n", i);
+                    fake_send(fd, ev);
+                }
+                fake_send(fd, reply);
+                fake_send(fd, "{\"event\":\"events_dropped\",\"count\":212}\n");
+            }
+            /* FAKE_SILENT_AFTER_FIRST: no answer. */
+            memmove(buf, nl + 1, len - (size_t)(nl + 1 - buf) + 1);
+            len -= (size_t)(nl + 1 - buf);
+        }
+    }
+    close(fd);
+    return NULL;
+}
+
+static hapticd_client *fake_start(fake_t *f, int mode) {
+    snprintf(f->path, sizeof f->path, "%s/fake.sock", D.dir);
+    unlink(f->path);
+    f->mode = mode;
+    f->listen_fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, f->path);
+    if (bind(f->listen_fd, (struct sockaddr *)&a, sizeof a) || listen(f->listen_fd, 1)) return NULL;
+    pthread_create(&f->thread, NULL, fake_main, f);
+    hapticd_client *c = NULL;
+    if (hapticd_connect(f->path, NULL, &c)) fprintf(stderr, "fake connect: %s\n", hapticd_last_error());
+    return c;
+}
+
+static void fake_stop(fake_t *f, hapticd_client *c) {
+    hapticd_close(c);
+    pthread_join(f->thread, NULL);
+    close(f->listen_fd);
+    unlink(f->path);
+}
+
+static void test_hostile(void) {
+    current = "a silent or hostile daemon";
+    fake_t f;
+    hapticd_client *c = fake_start(&f, FAKE_SILENT_AFTER_FIRST);
+    CHECK(c);
+    OK(hapticd_set_timeout(c, 200));
+    double t0 = now_s();
+    CHECK(hapticd_ping(c) == HAPTICD_E_TIMEOUT);
+    double took = now_s() - t0;
+    CHECK(took >= 0.19 && took < 2);
+    CHECK(strstr(hapticd_last_error(), "did not answer `ping` within 200 ms"));
+    CHECK(hapticd_is_connected(c));
+    fake_stop(&f, c);
+
+    int modes[] = {FAKE_HUGE_LINE, FAKE_DEEP, FAKE_GARBAGE};
+    const char *words[] = {"longer than", "cannot read", "cannot read"};
+    for (int i = 0; i < 3; i++) {
+        c = fake_start(&f, modes[i]);
+        CHECK(c);
+        CHECK(hapticd_ping(c) == HAPTICD_E_PROTOCOL);
+        CHECK(strstr(hapticd_last_error(), words[i]));
+        CHECK(!hapticd_is_connected(c));
+        hapticd_event e;
+        CHECK(hapticd_next_event(c, &e, 0) == 1 && e.type == HAPTICD_EVENT_CONNECTION_LOST);
+        fake_stop(&f, c);
+    }
+
+    c = fake_start(&f, FAKE_STALE_THEN_RIGHT);
+    OK(hapticd_ping(c));
+    fake_stop(&f, c);
+
+    /* 300 events while the app waits for a reply: 254 kept in order, then one count of the rest;
+     * the daemon's own events_dropped passes through. */
+    c = fake_start(&f, FAKE_FLOOD);
+    OK(hapticd_ping(c));
+    hapticd_event e;
+    int n = 0, in_order = 1;
+    while (hapticd_next_event(c, &e, 0) == 1 && e.type == HAPTICD_EVENT_PLAYER_FINISHED) {
+        if (e.player != n) in_order = 0;
+        n++;
+    }
+    CHECK(n == 254 && in_order);
+    CHECK(e.type == HAPTICD_EVENT_EVENTS_DROPPED && e.count == 46);
+    CHECK(hapticd_next_event(c, &e, 2000) == 1 && e.type == HAPTICD_EVENT_EVENTS_DROPPED && e.count == 212);
+    fake_stop(&f, c);
+}
+
+int main(void) {
+    if (daemon_start(&D, NULL, 2)) return 1;
+    double t0 = now_s();
+    test_connect_errors();
+    test_basics();
+    test_hello_policy();
+    test_play_name();
+    test_player();
+    test_timing();
+    test_patterns_and_errors();
+    test_feedback_rumble_localities();
+    test_events_fd();
+    test_threads();
+    test_restart();
+    test_idle();
+    test_refused();
+    test_hostile();
+    int status = daemon_stop(&D);
+    current = "shutdown";
+    CHECK(status == 0);
+    daemon_cleanup(&D);
+    printf("libhapticd: %d checks, %d failed (%.1f s)\n", checks, failures, now_s() - t0);
+    return failures ? 1 : 0;
+}
