@@ -1,0 +1,556 @@
+"""The asyncio client: ``AsyncClient`` → ``AsyncEngine`` → ``AsyncPlayer``, the same shape as the
+synchronous one, every call a coroutine.
+
+A reader task reads the socket all the time: replies resolve their requests (which may overlap —
+the daemon answers in order), events go to the callback if one is set, else to a bounded queue
+for ``next_event``/``events()``. Use one ``AsyncClient`` from one event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+from ._core import (
+    CONNECTION_LOST,
+    DEFAULT_EVENTS,
+    DEFAULT_TIMEOUT,
+    MAX_LINE,
+    EngineStoppedError,
+    Event,
+    EventQueue,
+    HapticdError,
+    HapticdTimeoutError,
+    Number,
+    Pattern,
+    PlayerInvalidatedError,
+    PlayerStatus,
+    ProtocolError,
+    UnknownCommandError,
+    check_priority,
+    coerce_pattern,
+    curve_points,
+    default_socket_path,
+    encode,
+    engine_members,
+    error_from_reply,
+    finite,
+    lost,
+    not_running,
+    parameter_members,
+    parse_line,
+    permission_error,
+    time_members,
+)
+
+AsyncEventCallback = Callable[[Event], Union[None, Awaitable[None]]]
+
+
+class AsyncClient:
+    """A connection to hapticd for asyncio. Make one with ``await AsyncClient.connect(...)``
+    (arguments as ``Client``); ``async with`` closes it."""
+
+    def __init__(self, path: str, app: Optional[str], timeout: float, subscribe: Iterable[str]) -> None:
+        self.path = path
+        self.app = app
+        self.timeout = timeout
+        self._subscription = list(subscribe)
+        self._reader: Optional[asyncio.StreamReader] = None
+        self._writer: Optional[asyncio.StreamWriter] = None
+        self._task: Optional["asyncio.Task[None]"] = None
+        self._pending: Dict[int, "asyncio.Future[Dict[str, Any]]"] = {}
+        self._next_id = 0
+        self._generation = 0
+        self._queue = EventQueue()
+        self._arrived = asyncio.Event()
+        self._callback: Optional[AsyncEventCallback] = None
+        self._players: "List[AsyncPlayer]" = []
+        self.identity: Optional[Dict[str, Any]] = None
+
+    @classmethod
+    async def connect(
+        cls,
+        socket_path: Optional[str] = None,
+        app: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        subscribe: Iterable[str] = DEFAULT_EVENTS,
+    ) -> "AsyncClient":
+        if app is not None and (not app or len(app.encode()) > 255):
+            raise ValueError('the app id must be 1…255 bytes, such as "org.example.Game"')
+        c = cls(socket_path or default_socket_path(), app, timeout, subscribe)
+        await c._open()
+        try:
+            await c._greet()
+        except BaseException:
+            await c.close()
+            raise
+        return c
+
+    async def _open(self) -> None:
+        try:
+            # limit: a line longer than this is a protocol error, never a bigger buffer.
+            self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=MAX_LINE + 1)
+        except FileNotFoundError:
+            raise not_running(self.path, "no such socket") from None
+        except ConnectionRefusedError:
+            raise not_running(self.path, "connection refused") from None
+        except PermissionError:
+            raise permission_error(self.path) from None
+        except OSError as e:
+            raise HapticdError(f"cannot connect to hapticd at {self.path}: {e.strerror}", "io") from None
+        self._task = asyncio.get_running_loop().create_task(self._read_loop(self._reader))
+
+    async def _greet(self) -> None:
+        if self.app is not None:
+            try:
+                self.identity = await self._request("hello", {"app": self.app})
+            except UnknownCommandError:
+                self.identity = None
+        await self._request("subscribe", {"events": self._subscription})
+
+    @property
+    def connected(self) -> bool:
+        return self._writer is not None
+
+    async def close(self) -> None:
+        """Closes the connection; the daemon stops this connection's players."""
+        w, self._writer = self._writer, None
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+            self._task = None
+        if w is not None:
+            w.close()
+            try:
+                await w.wait_closed()
+            except OSError:
+                pass
+        self._fail_pending(lost(self.path))
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def reconnect(self) -> None:
+        """After ``connection_lost``: connects again with the same app id and subscription.
+        Engines stay usable; players must be made again."""
+        if self._writer is not None:
+            return
+        await self._open()
+        try:
+            await self._greet()
+        except HapticdError:
+            await self._drop()
+            raise
+
+    async def _drop(self) -> None:
+        w, self._writer = self._writer, None
+        if w is not None:
+            w.close()
+
+    def _fail_pending(self, error: Exception) -> None:
+        for f in self._pending.values():
+            if not f.done():
+                f.set_exception(error)
+        self._pending.clear()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+        error: Exception = lost(self.path)
+        try:
+            while True:
+                try:
+                    line = await reader.readuntil(b"\n")
+                except asyncio.IncompleteReadError:
+                    break
+                except asyncio.LimitOverrunError:
+                    error = ProtocolError(f"hapticd at {self.path} sent a line longer than {MAX_LINE} bytes; the connection was dropped")
+                    break
+                except (ConnectionError, OSError):
+                    break
+                line = line.rstrip(b"\r\n ")
+                if not line:
+                    continue
+                try:
+                    o = parse_line(line, self.path)
+                except ProtocolError as e:
+                    error = e
+                    break
+                if isinstance(o.get("event"), str):
+                    await self._deliver(Event.from_json(o))
+                    continue
+                rid = o.get("id")
+                if rid is None and self._pending:
+                    rid = min(self._pending)
+                f = self._pending.pop(rid, None) if isinstance(rid, int) else None
+                if f is not None and not f.done():
+                    f.set_result(o)
+        except asyncio.CancelledError:
+            raise
+        # Lost (not closed by us): say so.
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+            self._generation += 1
+            for p in self._players:
+                p.status.state = "invalid"
+            self._fail_pending(error)
+            await self._deliver(Event(CONNECTION_LOST))
+
+    async def _deliver(self, e: Event) -> None:
+        if e.type == "player.finished":
+            for p in self._players:
+                if p.id == e.player:
+                    p.status.state = "finished"
+        elif e.type == "engine.reset":
+            for p in self._players:
+                if p.status.device == e.device and p.status.locality == e.locality:
+                    p.status.state = "invalid"
+        if self._callback is not None:
+            r = self._callback(e)
+            if asyncio.iscoroutine(r):
+                await r
+            return
+        self._queue.put(e)
+        self._arrived.set()
+
+    # -- requests -----------------------------------------------------------------------------
+
+    async def _request(self, cmd: str, members: Mapping[str, Any] = {}, pattern: Optional[Pattern] = None) -> Dict[str, Any]:
+        if self._writer is None:
+            raise lost(self.path)
+        self._next_id += 1
+        rid = self._next_id
+        line = encode(rid, cmd, members, pattern)
+        fut: "asyncio.Future[Dict[str, Any]]" = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        try:
+            self._writer.write(line)
+            await asyncio.wait_for(self._writer.drain(), self.timeout)
+            reply = await asyncio.wait_for(fut, self.timeout)
+        except asyncio.TimeoutError:
+            raise HapticdTimeoutError(f"hapticd at {self.path} did not answer `{cmd}` within {self.timeout:g} s (timeout=…)") from None
+        except (ConnectionError, OSError):
+            raise lost(self.path) from None
+        finally:
+            self._pending.pop(rid, None)
+        if reply.get("ok") is not True:
+            raise error_from_reply(reply, cmd, self.path)
+        result = reply.get("result")
+        if not isinstance(result, dict):
+            raise ProtocolError(f"hapticd at {self.path} answered `{cmd}` without a result object")
+        return result
+
+    async def request(self, cmd: str, **members: Any) -> Dict[str, Any]:
+        """Any command: its result object."""
+        return await self._request(cmd, members)
+
+    async def ping(self) -> None:
+        await self._request("ping")
+
+    async def version(self) -> Dict[str, Any]:
+        return await self._request("version")
+
+    async def devices(self) -> List[Dict[str, Any]]:
+        return list((await self._request("devices")).get("devices", []))
+
+    async def patterns(self) -> List[Dict[str, Any]]:
+        return list((await self._request("patterns")).get("patterns", []))
+
+    async def capabilities(self, device: Optional[int] = None) -> Dict[str, Any]:
+        return await self._request("capabilities", engine_members(device, None))
+
+    async def hello(self, app: str) -> Dict[str, Any]:
+        result = await self._request("hello", {"app": app})
+        self.app = app
+        self.identity = result
+        return result
+
+    async def policy(self) -> Dict[str, Any]:
+        return await self._request("policy")
+
+    async def subscribe(self, events: Iterable[str]) -> List[str]:
+        names = list(events)
+        result = await self._request("subscribe", {"events": names})
+        self._subscription = names
+        return list(result.get("events", []))
+
+    async def stop_all(self) -> int:
+        return int((await self._request("stop_all")).get("stopped", 0))
+
+    async def engine(self, device: Optional[int] = None, locality: str = "default", priority: Optional[int] = None) -> "AsyncEngine":
+        e = AsyncEngine(self, device, locality, priority)
+        await e.status()
+        return e
+
+    async def play(
+        self,
+        pattern: Union[Pattern, str],
+        device: Optional[int] = None,
+        locality: Optional[str] = None,
+        loop: bool = False,
+        rate: float = 1.0,
+        priority: Optional[int] = None,
+    ) -> int:
+        return await AsyncEngine(self, device, locality, priority).play(pattern, loop=loop, rate=rate)
+
+    async def feedback(
+        self,
+        type: str,
+        style: Optional[str] = None,
+        intensity: Optional[float] = None,
+        important: bool = False,
+        device: Optional[int] = None,
+        locality: Optional[str] = None,
+        priority: Optional[int] = None,
+    ) -> int:
+        return await AsyncEngine(self, device, locality, priority).feedback(type, style, intensity, important)
+
+    async def rumble(
+        self, strong: float, weak: float, duration: float, delay: float = 0, device: Optional[int] = None, priority: Optional[int] = None
+    ) -> Dict[str, Any]:
+        return await AsyncEngine(self, device, None, priority).rumble(strong, weak, duration, delay)
+
+    async def prepare(self, device: Optional[int] = None, locality: Optional[str] = None) -> Dict[str, Any]:
+        return await self._request("prepare", engine_members(device, locality))
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def set_event_callback(self, fn: Optional[AsyncEventCallback]) -> None:
+        """Called by the reader task for each event (a function or a coroutine function); events
+        then no longer wait for ``next_event``."""
+        self._callback = fn
+
+    async def next_event(self, timeout: Optional[float] = None) -> Optional[Event]:
+        """The next event, waiting up to ``timeout`` seconds (None: until one comes)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not len(self._queue):
+            if self._writer is None:
+                raise lost(self.path)
+            self._arrived.clear()
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return None
+            try:
+                await asyncio.wait_for(self._arrived.wait(), left)
+            except asyncio.TimeoutError:
+                return None
+        return self._queue.get()
+
+    async def events(self, timeout: Optional[float] = None) -> AsyncIterator[Event]:
+        """Events as they come; ends after ``connection_lost`` or ``timeout`` seconds without one."""
+        while True:
+            e = await self.next_event(timeout)
+            if e is None:
+                return
+            yield e
+            if e.type == CONNECTION_LOST:
+                return
+
+    async def wait_for(self, type: str, player: Optional[int] = None, timeout: float = 10) -> Event:
+        """The next event of ``type`` (and ``player``), skipping others."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            e = await self.next_event(left) if left > 0 else None
+            if e is None:
+                raise HapticdTimeoutError(f"no {type} event within {timeout:g} s")
+            if e.type == type and (player is None or e.player == player):
+                return e
+
+
+class AsyncEngine:
+    """As ``Engine``, for ``AsyncClient``."""
+
+    def __init__(self, client: AsyncClient, device: Optional[int] = None, locality: Optional[str] = "default", priority: Optional[int] = None) -> None:
+        self.client = client
+        self.device = device
+        self.locality = locality
+        self.priority = check_priority(priority)
+        self._offset: Optional[float] = None
+
+    def _members(self, with_locality: bool = True) -> Dict[str, Any]:
+        return engine_members(self.device, self.locality if with_locality else None)
+
+    def _note_clock(self, result: Mapping[str, Any], key: str) -> None:
+        t = result.get(key)
+        if isinstance(t, (int, float)):
+            self._offset = float(t) - time.monotonic()
+
+    async def status(self) -> Dict[str, Any]:
+        r = await self.client._request("engine.status", self._members())
+        self._note_clock(r, "current_time")
+        return r
+
+    async def current_time(self) -> float:
+        if self._offset is None:
+            await self.status()
+        assert self._offset is not None
+        return time.monotonic() + self._offset
+
+    async def start(self) -> None:
+        r = await self.prepare()
+        if r.get("engine") == "stopped":
+            raise EngineStoppedError(
+                f"the engine of device {r.get('device')} ({self.locality}) is stopped and does not start on demand: "
+                "an admin must start it (hapticctl engine start), or set engine.idle_shutdown in hapticd.toml"
+            )
+
+    async def stop(self) -> None:
+        for pid in (await self.status()).get("my_players", []):
+            try:
+                await self.client._request("player.stop", {"player": pid})
+            except HapticdError as e:
+                if e.code != "not_found":
+                    raise
+
+    async def prepare(self) -> Dict[str, Any]:
+        r = await self.client._request("prepare", self._members())
+        self._note_clock(r, "engine_time")
+        return r
+
+    async def admin(self, action: str) -> Dict[str, Any]:
+        if action not in ("start", "stop", "reset"):
+            raise ValueError("action is start, stop or reset")
+        return await self.client._request("engine." + action, self._members())
+
+    async def capabilities(self) -> Dict[str, Any]:
+        return await self.client.capabilities(self.device)
+
+    async def make_player(self, pattern: Union[Pattern, str], advanced: bool = True) -> "AsyncPlayer":
+        pat = coerce_pattern(pattern)
+        r = await self.client._request("player.create", {**self._members(), "advanced": advanced, "priority": self.priority}, pat)
+        self._note_clock(r, "engine_time")
+        p = AsyncPlayer(self.client, r)
+        self.client._players.append(p)
+        return p
+
+    async def play(self, pattern: Union[Pattern, str], loop: bool = False, rate: float = 1.0) -> int:
+        pat = coerce_pattern(pattern)
+        finite("rate", rate)
+        members = {**self._members(), "loop": True if loop else None, "rate": float(rate) if rate != 1 else None, "priority": self.priority}
+        r = await self.client._request("play", members, pat)
+        self._note_clock(r, "engine_time")
+        return int(r["player"])
+
+    async def feedback(self, type: str, style: Optional[str] = None, intensity: Optional[float] = None, important: bool = False) -> int:
+        if intensity is not None:
+            finite("intensity", intensity, 0, 1)
+        members = {
+            **self._members(),
+            "type": type,
+            "style": style,
+            "intensity": intensity,
+            "important": True if important else None,
+            "priority": self.priority,
+        }
+        return int((await self.client._request("feedback", members))["player"])
+
+    async def rumble(self, strong: float, weak: float, duration: float, delay: float = 0) -> Dict[str, Any]:
+        finite("strong", strong, 0, 1)
+        finite("weak", weak, 0, 1)
+        finite("delay", delay, 0)
+        members = {
+            **self._members(with_locality=False),
+            "strong": float(strong),
+            "weak": float(weak),
+            "duration": finite("duration", duration) if (strong or weak) else None,
+            "delay": float(delay) if delay else None,
+            "priority": self.priority,
+        }
+        return await self.client._request("rumble", members)
+
+
+class AsyncPlayer:
+    """As ``Player``, for ``AsyncClient``."""
+
+    def __init__(self, client: AsyncClient, result: Mapping[str, Any]) -> None:
+        self.client = client
+        self.status = PlayerStatus()
+        self.status.update(result)
+        self.id = self.status.player
+        self._generation = client._generation
+
+    def __repr__(self) -> str:
+        return f"<AsyncPlayer {self.id} {self.status.state} on device {self.status.device}>"
+
+    @property
+    def state(self) -> str:
+        return self.status.state
+
+    async def _cmd(self, cmd: str, members: Mapping[str, Any] = {}) -> "AsyncPlayer":
+        if self._generation != self.client._generation:
+            raise PlayerInvalidatedError(f"player {self.id} was lost with the connection to hapticd: make it again after reconnect()")
+        try:
+            r = await self.client._request(cmd, {**members, "player": self.id})
+        except PlayerInvalidatedError:
+            self.status.state = "invalid"
+            raise
+        self.status.update(r)
+        return self
+
+    async def start(self, at: Optional[float] = None, after: Optional[float] = None) -> "AsyncPlayer":
+        return await self._cmd("player.start", time_members(at, after))
+
+    async def stop(self, at: Optional[float] = None, after: Optional[float] = None) -> "AsyncPlayer":
+        return await self._cmd("player.stop", time_members(at, after))
+
+    async def pause(self, at: Optional[float] = None, after: Optional[float] = None) -> "AsyncPlayer":
+        return await self._cmd("player.pause", time_members(at, after))
+
+    async def resume(self, at: Optional[float] = None, after: Optional[float] = None) -> "AsyncPlayer":
+        return await self._cmd("player.resume", time_members(at, after))
+
+    async def cancel(self) -> "AsyncPlayer":
+        return await self._cmd("player.cancel")
+
+    async def seek(self, offset: float) -> "AsyncPlayer":
+        return await self._cmd("player.seek", {"offset": finite("offset", offset, 0)})
+
+    async def set(
+        self, loop: Optional[bool] = None, loop_end: Optional[float] = None, rate: Optional[float] = None, muted: Optional[bool] = None
+    ) -> "AsyncPlayer":
+        members = {
+            "loop": loop,
+            "loop_end": None if loop_end is None else finite("loop_end", loop_end, 0),
+            "rate": None if rate is None else finite("rate", rate),
+            "muted": muted,
+        }
+        return await self._cmd("player.set", members)
+
+    async def send_parameters(
+        self, parameters: Optional[Mapping[str, Number]] = None, at: Optional[float] = None, after: Optional[float] = None, **values: Number
+    ) -> "AsyncPlayer":
+        return await self._cmd("player.send_parameters", {"parameters": parameter_members(parameters, values), **time_members(at, after)})
+
+    async def schedule_curve(
+        self, parameter: str, points: Iterable[Tuple[Number, Number]], at: Optional[float] = None, after: Optional[float] = None
+    ) -> "AsyncPlayer":
+        return await self._cmd("player.schedule_curve", {"parameter": parameter, "points": curve_points(points), **time_members(at, after)})
+
+    async def destroy(self) -> None:
+        if self in self.client._players:
+            self.client._players.remove(self)
+        if self._generation != self.client._generation or not self.client.connected:
+            return
+        try:
+            await self._cmd("player.destroy")
+        except HapticdError as e:
+            if e.code not in ("not_found", "player_invalidated"):
+                raise
+
+    async def __aenter__(self) -> "AsyncPlayer":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.destroy()
+
+
+__all__ = ["AsyncClient", "AsyncEngine", "AsyncPlayer", "AsyncEventCallback"]

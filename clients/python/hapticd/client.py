@@ -1,0 +1,662 @@
+"""The synchronous client: ``Client`` → ``Engine`` → ``Player``, as Core Haptics.
+
+A ``Client`` may be used from several threads: requests are serialised by a lock (one at a time).
+Events arrive through ``next_event``/``events``, or a callback run by ``dispatch``; ``fileno()``
+is readable while events wait or the daemon sent something, so a loop can ``select`` on it.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import socket
+import threading
+import time
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+
+from ._core import (
+    CONNECTION_LOST,
+    DEFAULT_EVENTS,
+    DEFAULT_TIMEOUT,
+    DisconnectedError,
+    Event,
+    EventQueue,
+    HapticdError,
+    HapticdTimeoutError,
+    LineBuffer,
+    Number,
+    Pattern,
+    PlayerInvalidatedError,
+    PlayerStatus,
+    ProtocolError,
+    UnknownCommandError,
+    check_priority,
+    coerce_pattern,
+    curve_points,
+    default_socket_path,
+    encode,
+    engine_members,
+    error_from_reply,
+    finite,
+    lost,
+    not_running,
+    parameter_members,
+    parse_line,
+    permission_error,
+    time_members,
+)
+
+EventCallback = Callable[[Event], None]
+
+
+class Client:
+    """A connection to hapticd.
+
+    ``socket_path``: None for ``$HAPTICD_SOCKET`` or the daemon's default (as hapticctl);
+    ``app``: who the app is (the ``hello`` command; ignored by a daemon without app policy);
+    ``timeout``: seconds a request waits for its reply; ``subscribe``: the events wanted.
+
+    >>> with Client(app="org.example.Tool") as c:
+    ...     c.play("heartbeat")
+    """
+
+    def __init__(
+        self,
+        socket_path: Optional[str] = None,
+        app: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        subscribe: Iterable[str] = DEFAULT_EVENTS,
+    ) -> None:
+        self.path = socket_path or default_socket_path()
+        if app is not None and (not app or len(app.encode()) > 255):
+            raise ValueError('the app id must be 1…255 bytes, such as "org.example.Game"')
+        self.app = app
+        self.timeout = timeout
+        self._subscription = list(subscribe)
+        self._lock = threading.RLock()
+        self._sock: Optional[socket.socket] = None
+        self._lines = LineBuffer()
+        self._queue = EventQueue()
+        self._next_id = 0
+        self._generation = 0
+        self._callback: Optional[EventCallback] = None
+        self._players: "List[Player]" = []
+        self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self._signalled = False
+        self._epoll = select.epoll()
+        self._epoll.register(self._wake_r, select.EPOLLIN)
+        self.identity: Optional[Dict[str, Any]] = None
+        try:
+            self._open()
+            self._greet()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- connection -----------------------------------------------------------------------
+
+    def _open(self) -> None:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(self.path)
+        except FileNotFoundError:
+            s.close()
+            raise not_running(self.path, "no such socket") from None
+        except ConnectionRefusedError:
+            s.close()
+            raise not_running(self.path, "connection refused") from None
+        except PermissionError:
+            s.close()
+            raise permission_error(self.path) from None
+        except OSError as e:
+            s.close()
+            raise HapticdError(f"cannot connect to hapticd at {self.path}: {e.strerror}", "io") from None
+        s.setblocking(False)
+        self._sock = s
+        self._epoll.register(s.fileno(), select.EPOLLIN)
+
+    def _greet(self) -> None:
+        if self.app is not None:
+            try:
+                self.identity = self._request("hello", {"app": self.app})
+            except UnknownCommandError:
+                self.identity = None
+        self._request("subscribe", {"events": self._subscription})
+
+    @property
+    def connected(self) -> bool:
+        """False once the connection was lost (a ``connection_lost`` event says so)."""
+        return self._sock is not None
+
+    def close(self) -> None:
+        """Closes the connection; the daemon stops this connection's players."""
+        with self._lock:
+            if self._sock is not None:
+                self._drop()
+            for fd in (self._wake_r, self._wake_w):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self._wake_r = self._wake_w = -1
+            self._epoll.close()
+
+    def _drop(self) -> None:
+        assert self._sock is not None
+        try:
+            self._epoll.unregister(self._sock.fileno())
+        except (OSError, ValueError):
+            pass
+        self._sock.close()
+        self._sock = None
+        self._lines = LineBuffer()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def reconnect(self) -> None:
+        """After ``connection_lost``: connects again to the same path with the same app id and
+        subscription. Engines stay usable; players do not (make them again). ``fileno()`` stays."""
+        with self._lock:
+            if self._sock is not None:
+                return
+            self._open()
+            try:
+                self._greet()
+            except HapticdError:
+                if self._sock is not None:
+                    self._drop()
+                raise
+
+    def fileno(self) -> int:
+        """Readable while events wait or the daemon sent something: ``select`` it, then
+        ``dispatch()``. The same descriptor for the client's whole life."""
+        return self._epoll.fileno()
+
+    def set_timeout(self, seconds: float) -> None:
+        self.timeout = finite("timeout", seconds, 0.001, 600)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def _lose(self) -> None:
+        if self._sock is None:
+            return
+        self._drop()
+        self._generation += 1
+        for p in self._players:
+            p.status.state = "invalid"
+        self._enqueue(Event(CONNECTION_LOST))
+
+    def _sync_wake(self) -> None:
+        if len(self._queue) and not self._signalled:
+            os.write(self._wake_w, b"x")
+            self._signalled = True
+        elif not len(self._queue) and self._signalled:
+            try:
+                os.read(self._wake_r, 64)
+            except BlockingIOError:
+                pass
+            self._signalled = False
+
+    def _enqueue(self, e: Event) -> None:
+        if e.type == "player.finished":
+            for p in self._players:
+                if p.id == e.player:
+                    p.status.state = "finished"
+        elif e.type == "engine.reset":
+            for p in self._players:
+                if p.status.device == e.device and p.status.locality == e.locality:
+                    p.status.state = "invalid"
+        self._queue.put(e)
+        self._sync_wake()
+
+    def _read_some(self, awaiting: Optional[int]) -> Optional[Dict[str, Any]]:
+        """Reads what is there without blocking; returns the reply to ``awaiting`` if it came."""
+        reply = None
+        for _ in range(64):
+            if self._sock is None:
+                break
+            try:
+                data = self._sock.recv(65536)
+            except BlockingIOError:
+                break
+            except InterruptedError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                self._lose()
+                break
+            try:
+                lines = self._lines.feed(data, self.path)
+                for line in lines:
+                    o = parse_line(line, self.path)
+                    if isinstance(o.get("event"), str):
+                        self._enqueue(Event.from_json(o))
+                    elif awaiting is not None and reply is None and (o.get("id") is None or o.get("id") == awaiting):
+                        reply = o
+            except ProtocolError:
+                self._lose()
+                raise
+        return reply
+
+    # -- requests -----------------------------------------------------------------------------
+
+    def _request(self, cmd: str, members: Mapping[str, Any] = {}, pattern: Optional[Pattern] = None) -> Dict[str, Any]:
+        with self._lock:
+            if self._sock is None:
+                raise lost(self.path)
+            self._next_id += 1
+            rid = self._next_id
+            line = encode(rid, cmd, members, pattern)
+            deadline = time.monotonic() + self.timeout
+            reply = None
+            sent = 0
+            while sent < len(line):
+                assert self._sock is not None
+                try:
+                    sent += self._sock.send(line[sent:])
+                except BlockingIOError:
+                    # The daemon reads no further requests while our unread output is over its bound.
+                    self._wait(select.POLLOUT | select.POLLIN, deadline, cmd, "take")
+                    reply = self._read_some(rid) or reply
+                except (BrokenPipeError, ConnectionResetError):
+                    # Closed on us, perhaps after saying why (a refusal over its limits).
+                    reply = self._read_some(rid) or reply
+                    if reply is None:
+                        self._lose()
+                        raise lost(self.path) from None
+                    break
+                if self._sock is None and reply is None:
+                    raise lost(self.path)
+            while reply is None:
+                if self._sock is None:
+                    raise lost(self.path)
+                self._wait(select.POLLIN, deadline, cmd, "answer")
+                reply = self._read_some(rid)
+            if reply.get("ok") is not True:
+                raise error_from_reply(reply, cmd, self.path)
+            result = reply.get("result")
+            if not isinstance(result, dict):
+                raise ProtocolError(f"hapticd at {self.path} answered `{cmd}` without a result object")
+            return result
+
+    def _wait(self, events: int, deadline: float, cmd: str, verb: str) -> None:
+        assert self._sock is not None
+        p = select.poll()
+        p.register(self._sock.fileno(), events)
+        left = deadline - time.monotonic()
+        if left <= 0 or not p.poll(left * 1000):
+            raise HapticdTimeoutError(f"hapticd at {self.path} did not {verb} `{cmd}` within {self.timeout:g} s (Client(timeout=…))")
+
+    def request(self, cmd: str, **members: Any) -> Dict[str, Any]:
+        """Any command, e.g. ``request("engine.status", device=1)``: its result object."""
+        return self._request(cmd, members)
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def ping(self) -> None:
+        self._request("ping")
+
+    def version(self) -> Dict[str, Any]:
+        """``{"version": "0.4.0", "protocol": 1}``."""
+        return self._request("version")
+
+    def devices(self) -> List[Dict[str, Any]]:
+        """The pads, as the ``devices`` command lists them."""
+        return list(self._request("devices").get("devices", []))
+
+    def patterns(self) -> List[Dict[str, Any]]:
+        """The daemon's pattern library: name, duration, path, description."""
+        return list(self._request("patterns").get("patterns", []))
+
+    def capabilities(self, device: Optional[int] = None) -> Dict[str, Any]:
+        """What a pad can do: localities, motors, resolution, pacing, parameters."""
+        return self._request("capabilities", engine_members(device, None))
+
+    def hello(self, app: str) -> Dict[str, Any]:
+        """Names the app: ``{"app", "client", "uid", "process", "policy"}``."""
+        result = self._request("hello", {"app": app})
+        self.app = app
+        self.identity = result
+        return result
+
+    def policy(self) -> Dict[str, Any]:
+        """The policy in force for this client: ``profile``, ``max_strength``, ``duck``, ``app``."""
+        return self._request("policy")
+
+    def subscribe(self, events: Iterable[str]) -> List[str]:
+        """Which events the daemon sends (names from ``hapticd.EVENTS``)."""
+        names = list(events)
+        result = self._request("subscribe", {"events": names})
+        self._subscription = names
+        return list(result.get("events", []))
+
+    def stop_all(self) -> int:
+        """The panic button: every player of this user (root and admins: everyone's)."""
+        return int(self._request("stop_all").get("stopped", 0))
+
+    # -- Core Haptics ---------------------------------------------------------------------------
+
+    def engine(self, device: Optional[int] = None, locality: str = "default", priority: Optional[int] = None) -> "Engine":
+        """An engine for a pad (None: the lowest-numbered connected one, at each command) and a
+        locality; checked with the daemon."""
+        e = Engine(self, device, locality, priority)
+        e.status()
+        return e
+
+    def play(
+        self,
+        pattern: Union[Pattern, str],
+        device: Optional[int] = None,
+        locality: Optional[str] = None,
+        loop: bool = False,
+        rate: float = 1.0,
+        priority: Optional[int] = None,
+    ) -> int:
+        """Plays a pattern (a ``Pattern``, library name or path) once; returns the player's number."""
+        return Engine(self, device, locality, priority).play(pattern, loop=loop, rate=rate)
+
+    def feedback(
+        self,
+        type: str,
+        style: Optional[str] = None,
+        intensity: Optional[float] = None,
+        important: bool = False,
+        device: Optional[int] = None,
+        locality: Optional[str] = None,
+        priority: Optional[int] = None,
+    ) -> int:
+        """UIKit's feedback: ``impact`` (light, medium, heavy, soft, rigid), ``selection``,
+        ``notification`` (success, warning, error)."""
+        return Engine(self, device, locality, priority).feedback(type, style, intensity, important)
+
+    def rumble(
+        self, strong: float, weak: float, duration: float, delay: float = 0, device: Optional[int] = None, priority: Optional[int] = None
+    ) -> Dict[str, Any]:
+        """A plain rumble (SDL_RumbleGamepad); replaces this connection's previous one; 0, 0 stops."""
+        return Engine(self, device, None, priority).rumble(strong, weak, duration, delay)
+
+    def prepare(self, device: Optional[int] = None, locality: Optional[str] = None) -> Dict[str, Any]:
+        """UIKit's prepare(): the least latency for the next few seconds."""
+        return self._request("prepare", engine_members(device, locality))
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def set_event_callback(self, fn: Optional[EventCallback]) -> None:
+        """The function ``dispatch`` calls for each event (None: events wait for ``next_event``)."""
+        self._callback = fn
+
+    def _fill(self, timeout: Optional[float]) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._lock:
+                if self._sock is not None:
+                    self._read_some(None)
+                if len(self._queue):
+                    return
+                if self._sock is None:
+                    raise lost(self.path)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return
+            select.select([self.fileno()], [], [], left)
+
+    def next_event(self, timeout: Optional[float] = 0) -> Optional[Event]:
+        """The next event, waiting up to ``timeout`` seconds (None: until one comes)."""
+        try:
+            self._fill(timeout)
+        except DisconnectedError:
+            pass
+        with self._lock:
+            e = self._queue.get()
+            self._sync_wake()
+        if e is None and self._sock is None:
+            raise lost(self.path)
+        return e
+
+    def events(self, timeout: Optional[float] = None) -> Iterator[Event]:
+        """Events as they come; ends when none came for ``timeout`` seconds (None: never)."""
+        while True:
+            e = self.next_event(timeout)
+            if e is None:
+                return
+            yield e
+            if e.type == CONNECTION_LOST:
+                return
+
+    def wait_for(self, type: str, player: Optional[int] = None, timeout: float = 10) -> Event:
+        """The next event of ``type`` (and ``player``), skipping others; ``HapticdTimeoutError``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            e = self.next_event(max(left, 0)) if left > 0 else None
+            if e is None:
+                raise HapticdTimeoutError(f"no {type} event within {timeout:g} s")
+            if e.type == type and (player is None or e.player == player):
+                return e
+
+    def dispatch(self, timeout: float = 0) -> int:
+        """Reads what came, waiting up to ``timeout`` seconds when nothing waits, and hands every
+        waiting event to the callback. Returns how many it handed over."""
+        try:
+            self._fill(timeout)
+        except DisconnectedError:
+            if not len(self._queue):
+                raise
+        handed = 0
+        with self._lock:
+            waiting = len(self._queue)
+        while handed < waiting and self._callback is not None:
+            with self._lock:
+                e = self._queue.get()
+                self._sync_wake()
+            if e is None:
+                break
+            self._callback(e)
+            handed += 1
+        return handed
+
+
+class Engine:
+    """A pad and a locality (Core Haptics' CHHapticEngine, as GCController.haptics makes them).
+    ``priority`` (-100…100, None: the app's) goes with everything it plays."""
+
+    def __init__(self, client: Client, device: Optional[int] = None, locality: Optional[str] = "default", priority: Optional[int] = None) -> None:
+        self.client = client
+        self.device = device
+        self.locality = locality
+        self.priority = check_priority(priority)
+        self._offset: Optional[float] = None
+
+    def _members(self, with_locality: bool = True) -> Dict[str, Any]:
+        return engine_members(self.device, self.locality if with_locality else None)
+
+    def _note_clock(self, result: Mapping[str, Any], key: str) -> None:
+        t = result.get(key)
+        if isinstance(t, (int, float)):
+            self._offset = float(t) - time.monotonic()
+
+    def status(self) -> Dict[str, Any]:
+        """``engine.status``: running, current_time, playing, players, my_players, …"""
+        r = self.client._request("engine.status", self._members())
+        self._note_clock(r, "current_time")
+        return r
+
+    def current_time(self) -> float:
+        """The engine's clock now, estimated from the last reply (a request the first time)."""
+        if self._offset is None:
+            self.status()
+        assert self._offset is not None
+        return time.monotonic() + self._offset
+
+    def start(self) -> None:
+        """Core Haptics' start(): readies the engine for this app (``prepare``);
+        ``EngineStoppedError`` if an admin stopped it."""
+        r = self.prepare()
+        if r.get("engine") == "stopped":
+            from ._core import EngineStoppedError
+
+            raise EngineStoppedError(
+                f"the engine of device {r.get('device')} ({self.locality}) is stopped and does not start on demand: "
+                "an admin must start it (hapticctl engine start), or set engine.idle_shutdown in hapticd.toml"
+            )
+
+    def stop(self) -> None:
+        """Core Haptics' stop(): stops this connection's players on the engine."""
+        for pid in self.status().get("my_players", []):
+            try:
+                self.client._request("player.stop", {"player": pid})
+            except HapticdError as e:
+                if e.code != "not_found":
+                    raise
+
+    def prepare(self) -> Dict[str, Any]:
+        """UIKit's prepare(): ``engine``, ``effect``, ``prepared_until``."""
+        r = self.client._request("prepare", self._members())
+        self._note_clock(r, "engine_time")
+        return r
+
+    def admin(self, action: str) -> Dict[str, Any]:
+        """``engine.start``, ``engine.stop`` or ``engine.reset`` for every client: root and admins."""
+        if action not in ("start", "stop", "reset"):
+            raise ValueError("action is start, stop or reset")
+        return self.client._request("engine." + action, self._members())
+
+    def capabilities(self) -> Dict[str, Any]:
+        return self.client.capabilities(self.device)
+
+    def make_player(self, pattern: Union[Pattern, str], advanced: bool = True) -> "Player":
+        """makeAdvancedPlayer(with:) (or makePlayer(with:) with ``advanced=False``)."""
+        pat = coerce_pattern(pattern)
+        r = self.client._request("player.create", {**self._members(), "advanced": advanced, "priority": self.priority}, pat)
+        self._note_clock(r, "engine_time")
+        p = Player(self.client, r)
+        self.client._players.append(p)
+        return p
+
+    def play(self, pattern: Union[Pattern, str], loop: bool = False, rate: float = 1.0) -> int:
+        """CHHapticEngine.playPattern: a one-shot player; returns its number (for events)."""
+        pat = coerce_pattern(pattern)
+        finite("rate", rate)
+        members = {**self._members(), "loop": True if loop else None, "rate": float(rate) if rate != 1 else None, "priority": self.priority}
+        r = self.client._request("play", members, pat)
+        self._note_clock(r, "engine_time")
+        return int(r["player"])
+
+    def feedback(self, type: str, style: Optional[str] = None, intensity: Optional[float] = None, important: bool = False) -> int:
+        if intensity is not None:
+            finite("intensity", intensity, 0, 1)
+        members = {
+            **self._members(),
+            "type": type,
+            "style": style,
+            "intensity": intensity,
+            "important": True if important else None,
+            "priority": self.priority,
+        }
+        return int(self.client._request("feedback", members)["player"])
+
+    def rumble(self, strong: float, weak: float, duration: float, delay: float = 0) -> Dict[str, Any]:
+        finite("strong", strong, 0, 1)
+        finite("weak", weak, 0, 1)
+        finite("delay", delay, 0)
+        members = {
+            **self._members(with_locality=False),
+            "strong": float(strong),
+            "weak": float(weak),
+            "duration": finite("duration", duration) if (strong or weak) else None,
+            "delay": float(delay) if delay else None,
+            "priority": self.priority,
+        }
+        return self.client._request("rumble", members)
+
+
+class Player:
+    """A player of a pattern (CHHapticAdvancedPatternPlayer). Times: ``at`` on the engine's clock
+    (``Engine.current_time()`` + seconds; 0: now) or ``after`` seconds from now."""
+
+    def __init__(self, client: Client, result: Mapping[str, Any]) -> None:
+        self.client = client
+        self.status = PlayerStatus()
+        self.status.update(result)
+        self.id = self.status.player
+        self._generation = client._generation
+
+    def __repr__(self) -> str:
+        return f"<Player {self.id} {self.status.state} on device {self.status.device}>"
+
+    @property
+    def state(self) -> str:
+        """As of the last reply or event: idle, scheduled, playing, paused, finished, invalid."""
+        return self.status.state
+
+    def _cmd(self, cmd: str, members: Mapping[str, Any] = {}) -> "Player":
+        if self._generation != self.client._generation:
+            raise PlayerInvalidatedError(f"player {self.id} was lost with the connection to hapticd: make it again after reconnect()")
+        try:
+            r = self.client._request(cmd, {**members, "player": self.id})
+        except PlayerInvalidatedError:
+            self.status.state = "invalid"
+            raise
+        self.status.update(r)
+        return self
+
+    def start(self, at: Optional[float] = None, after: Optional[float] = None) -> "Player":
+        return self._cmd("player.start", time_members(at, after))
+
+    def stop(self, at: Optional[float] = None, after: Optional[float] = None) -> "Player":
+        return self._cmd("player.stop", time_members(at, after))
+
+    def pause(self, at: Optional[float] = None, after: Optional[float] = None) -> "Player":
+        return self._cmd("player.pause", time_members(at, after))
+
+    def resume(self, at: Optional[float] = None, after: Optional[float] = None) -> "Player":
+        return self._cmd("player.resume", time_members(at, after))
+
+    def cancel(self) -> "Player":
+        """Drops every pending command, parameter and curve, and stops at once."""
+        return self._cmd("player.cancel")
+
+    def seek(self, offset: float) -> "Player":
+        return self._cmd("player.seek", {"offset": finite("offset", offset, 0)})
+
+    def set(self, loop: Optional[bool] = None, loop_end: Optional[float] = None, rate: Optional[float] = None, muted: Optional[bool] = None) -> "Player":
+        """Any of loop, loop_end (0: the pattern's end), rate (> 0), muted."""
+        members = {
+            "loop": loop,
+            "loop_end": None if loop_end is None else finite("loop_end", loop_end, 0),
+            "rate": None if rate is None else finite("rate", rate),
+            "muted": muted,
+        }
+        return self._cmd("player.set", members)
+
+    def send_parameters(self, parameters: Optional[Mapping[str, Number]] = None, at: Optional[float] = None, after: Optional[float] = None, **values: Number) -> "Player":
+        """``send_parameters(intensity=0.5, sharpness=-0.2)``: intensity 0…1 multiplies; sharpness,
+        attack, decay, release −1…1 add."""
+        return self._cmd("player.send_parameters", {"parameters": parameter_members(parameters, values), **time_members(at, after)})
+
+    def schedule_curve(self, parameter: str, points: Iterable[Tuple[Number, Number]], at: Optional[float] = None, after: Optional[float] = None) -> "Player":
+        """A parameter curve: ``[(time, value), …]`` from its start, 1…16 points, in order."""
+        return self._cmd("player.schedule_curve", {"parameter": parameter, "points": curve_points(points), **time_members(at, after)})
+
+    def destroy(self) -> None:
+        """Destroys the player in the daemon (if still there)."""
+        if self in self.client._players:
+            self.client._players.remove(self)
+        if self._generation != self.client._generation or not self.client.connected:
+            return
+        try:
+            self._cmd("player.destroy")
+        except HapticdError as e:
+            if e.code not in ("not_found", "player_invalidated"):
+                raise
+
+    def __enter__(self) -> "Player":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.destroy()

@@ -1,0 +1,52 @@
+"""``python3 -m hapticd`` as a user runs it: output, exit status, messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import Daemon
+
+PKG = str(Path(__file__).resolve().parents[1])
+
+
+def cli(*args: str, sock: str):
+    env = dict(os.environ, PYTHONPATH=PKG, HAPTICD_SOCKET=sock)
+    return subprocess.run([sys.executable, "-m", "hapticd", *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_play_waits_for_the_end(daemon: Daemon):
+    after = daemon.last_time()
+    r = cli("play", "heartbeat", sock=daemon.sock)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("playing heartbeat (player ") and r.stdout.rstrip().endswith("finished (finished)")
+    assert daemon.still_after(0, after)
+
+
+def test_commands(daemon: Daemon):
+    r = cli("devices", sock=daemon.sock)
+    assert r.returncode == 0 and "1: Simulated rumble pad 1" in r.stdout
+    r = cli("--json", "patterns", sock=daemon.sock)
+    assert any(p["name"] == "heartbeat" for p in json.loads(r.stdout))
+    r = cli("caps", "--device", "1", sock=daemon.sock)
+    assert "localities: default, all, handles, leftHandle, rightHandle" in r.stdout
+    r = cli("feedback", "impact", "heavy", sock=daemon.sock)
+    assert r.returncode == 0 and r.stdout.startswith("impact heavy (player ")
+    r = cli("rumble", "0.5", "0.5", "--for", "0.1", sock=daemon.sock)
+    assert r.returncode == 0 and "rumbling 0.5/0.5 for 0.1 s" in r.stdout
+    assert cli("ping", sock=daemon.sock).stdout.strip() == "pong"
+    assert cli("stop", sock=daemon.sock).stdout.startswith("stopped ")
+
+
+def test_errors(daemon: Daemon, tmp_path):
+    r = cli("play", "nope", sock=daemon.sock)
+    assert r.returncode == 1 and 'no pattern named "nope"' in r.stderr
+    r = cli("ping", sock=str(tmp_path / "none.sock"))
+    assert r.returncode == 2 and "hapticd is not running at " + str(tmp_path / "none.sock") in r.stderr
+    bad = tmp_path / "bad.ahap"
+    bad.write_text('{"Pattern": [\n  {"Event": {"EventType": "Buzz"}}\n]}')
+    r = cli("play", str(bad), sock=daemon.sock)
+    assert r.returncode == 1 and "Pattern[0].Event" in r.stderr
