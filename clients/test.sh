@@ -5,7 +5,7 @@
 # Needs the daemon built (swift build). Usage: clients/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh gcc libc6-dev make pkg-config libjansson-dev python3 python3-pytest
+scripts/deps.sh gcc libc6-dev make pkg-config libjansson-dev python3 python3-pytest python3-pip python3-setuptools python3-wheel
 root="$PWD"
 export HAPTICD="${HAPTICD:-$(swift build --show-bin-path)/hapticd}"
 export HAPTICD_REPO="$root"
@@ -21,17 +21,30 @@ export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 cc examples/c/play-file.c $(pkg-config --cflags --libs hapticd) -o "$tmp/play-file-shared"
 cc examples/c/play-file.c $(pkg-config --cflags hapticd) "$tmp/prefix/lib/libhapticd.a" $(pkg-config --static --libs hapticd | sed 's/-lhapticd//') \
   -o "$tmp/play-file-static"
-! ldd "$tmp/play-file-static" | grep -q libhapticd
+# (Outputs are read whole before they are searched: `grep -q` quitting early would be a SIGPIPE.)
+deps="$(ldd "$tmp/play-file-static")"
+! grep -q libhapticd <<< "$deps"
 # Only hapticd_* symbols are exported.
-! nm -D --defined-only "$tmp/prefix/lib/libhapticd.so.1" | awk '$2 ~ /[TDB]/ {print $3}' | grep -v '^hapticd_' | grep -q .
+exported="$(nm -D --defined-only "$tmp/prefix/lib/libhapticd.so.1" | awk '$2 ~ /[TDB]/ {print $3}')"
+test -z "$(grep -v '^hapticd_' <<< "$exported")"
+test "$(grep -c '^hapticd_' <<< "$exported")" -ge 70
 # What a game ships: libhapticd.so.1 and libjansson.so.4 side by side, found without the system's.
 mkdir "$tmp/plugin"
 cp -L "$tmp/prefix/lib/libhapticd.so.1" "$(pkg-config --variable=libdir jansson 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/libjansson.so.4" "$tmp/plugin/" 2>/dev/null \
   || cp -L "$tmp/prefix/lib/libhapticd.so.1" "$(ldconfig -p | awk '/libjansson.so.4 / {print $NF; exit}')" "$tmp/plugin/"
-ldd "$tmp/plugin/libhapticd.so.1" | grep -q "libjansson.so.4 => $tmp/plugin/libjansson.so.4"
-ldd "$tmp/plugin/libhapticd.so.1" | awk '/=>/ {print $1}' | grep -vqE '^(libjansson|libc|libpthread|ld-linux|linux-vdso)' && exit 1
+deps="$(ldd "$tmp/plugin/libhapticd.so.1")"
+grep -q "libjansson.so.4 => $tmp/plugin/libjansson.so.4" <<< "$deps"
+test -z "$(awk '/=>/ {print $1}' <<< "$deps" | grep -vE '^(libjansson|libc|libpthread|ld-linux|linux-vdso)')"
 echo "libhapticd: install, pkg-config, static build and the plugin bundle checked"
 
-# Python: pytest from Debian, against the same daemon.
+# Python: `pip install ./clients/python` works offline with Debian's pip and setuptools (from a copy,
+# so that the build leaves nothing in the tree), and the installed package runs.
+cp -r clients/python "$tmp/python"
+/usr/bin/python3 -m pip install -q --no-build-isolation --no-index --no-warn-script-location --target "$tmp/site" "$tmp/python" 2>&1 \
+  | grep -v "Running pip as the 'root' user" || true
+help="$(cd "$tmp" && PYTHONPATH="$tmp/site" /usr/bin/python3 -m hapticd --help)"
+grep -q "python3 -m hapticd" <<< "$help"
+
+# pytest from Debian, against the same daemon.
 cd clients/python
 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests
