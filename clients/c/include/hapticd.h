@@ -100,7 +100,7 @@ typedef struct hapticd_client hapticd_client;
 HAPTICD_API int hapticd_default_socket_path(char *buf, size_t size);
 
 /* Connects to the daemon at socket_path (NULL or "": hapticd_default_socket_path), says who the
- * app is when app_id is not NULL (the `hello` command; ignored by a daemon that does not know it),
+ * app is when app_id is not NULL (hapticd_hello; a daemon that does not know it is fine),
  * and subscribes to HAPTICD_EVENTS_DEFAULT. On failure *out is NULL and the message says what to
  * do: start the daemon (with the path tried), join the socket's group, … Thread-safe. */
 HAPTICD_API int hapticd_connect(const char *socket_path, const char *app_id, hapticd_client **out);
@@ -126,27 +126,37 @@ typedef struct hapticd_identity {
     char process[64];     /* the process name the daemon read from the peer's pid */
 } hapticd_identity;
 
-/* Names the app (`hello`), once per connection, best before anything else; out may be NULL.
- * HAPTICD_E_UNKNOWN_COMMAND from a daemon without app policy. Thread-safe. */
+/* Names the app (`hello`: 1…128 printable characters, no spaces, e.g. "org.example.Game"), best
+ * before anything else; out may be NULL. The daemon's per-app rules match this id (else the process
+ * name). HAPTICD_E_PERMISSION if the id is reserved for other users; HAPTICD_E_UNKNOWN_COMMAND from
+ * a daemon without app policy. Thread-safe. */
 HAPTICD_API int hapticd_hello(hapticd_client *client, const char *app_id, hapticd_identity *out);
 
 enum { HAPTICD_PROFILE_UNKNOWN = -1, HAPTICD_PROFILE_FULL = 0, HAPTICD_PROFILE_QUIET = 1, HAPTICD_PROFILE_SILENT = 2 };
 
 /* The policy in force for this client (`policy`): the global profile and limits, and the rule
- * for this app. */
+ * for this app (docs/clients.md, "Policy"). */
 typedef struct hapticd_policy {
     int32_t profile;               /* HAPTICD_PROFILE_* */
     int32_t app_enabled;           /* 0: this app is not heard */
-    int32_t app_priority;          /* the priority its players get by default */
+    int32_t app_priority;          /* its players' priority, and the most they may ask for */
     int32_t app_important_allowed; /* its `important` feedback goes through the quiet profile */
-    double max_strength;           /* 0…1, applied after mixing */
+    int32_t app_configured;        /* a [[policy.app]] rule names this app */
+    int32_t reserved;
+    double max_strength;           /* 0…1: the ceiling on either motor, after mixing */
     double duck;                   /* 0…1: what lower-priority players keep while a higher one sounds */
     double app_gain;               /* 0…1 */
+    double app_heard_at;           /* what this app's (non-important) players are heard at now: 0…1 */
     char profile_name[16];         /* "full", "quiet", "silent" */
-    char app[128];                 /* the app id the rule is for */
+    char app[128];                 /* the app id in force: from hello, else the process name */
 } hapticd_policy;
 
+/* `policy`. Thread-safe. */
 HAPTICD_API int hapticd_policy_get(hapticd_client *client, hapticd_policy *out);
+/* `policy.set`, for root and the daemon's admins (HAPTICD_E_PERMISSION otherwise): profile ("full",
+ * "quiet", "silent"; NULL: unchanged), max_strength and duck (0…1; negative: unchanged), until the
+ * daemon reloads its configuration. out (may be NULL) gets the policy after. Thread-safe. */
+HAPTICD_API int hapticd_policy_set(hapticd_client *client, const char *profile, double max_strength, double duck, hapticd_policy *out);
 
 /* `ping`. Thread-safe. */
 HAPTICD_API int hapticd_ping(hapticd_client *client);
@@ -270,9 +280,10 @@ HAPTICD_API int hapticd_engine_status_get(hapticd_engine *engine, hapticd_engine
 HAPTICD_API int hapticd_engine_current_time(hapticd_engine *engine, double *out);
 /* `capabilities` of the engine's pad. Thread-safe. */
 HAPTICD_API int hapticd_engine_capabilities(hapticd_engine *engine, hapticd_capabilities *out);
-/* The priority (-100…100) given to everything this engine handle plays, makes, feedbacks or
- * rumbles; HAPTICD_PRIORITY_DEFAULT (the default) sends none: the app's configured one applies.
- * Local; thread-safe. */
+/* The priority (-100…100) asked for everything this engine handle plays, makes, feedbacks or
+ * rumbles; HAPTICD_PRIORITY_DEFAULT (the default) asks none: the app's configured one applies. The
+ * daemon never grants more than the app's configured priority (0 without a rule). While a player of
+ * higher priority sounds on a pad, lower ones are ducked. Local; thread-safe. */
 #define HAPTICD_PRIORITY_DEFAULT INT32_MIN
 HAPTICD_API int hapticd_engine_set_priority(hapticd_engine *engine, int32_t priority);
 
@@ -328,6 +339,9 @@ typedef struct hapticd_player_status {
     double loop_end;
     double rate;
     double engine_time;   /* the engine's clock when the daemon answered */
+    int32_t priority;     /* as the policy grants it (the asked one, capped by the app's) */
+    int32_t reserved;
+    double heard_at;      /* the policy's gain on it: 0…1 (0: its app is not heard now) */
     char locality[32];
 } hapticd_player_status;
 

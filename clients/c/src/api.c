@@ -136,13 +136,7 @@ int hapticd_patterns(hapticd_client *c, hapticd_pattern_info *out, int capacity,
     return HAPTICD_OK;
 }
 
-int hapticd_policy_get(hapticd_client *c, hapticd_policy *out) {
-    CHECK(c && out, "hapticd_policy_get: client or out is NULL");
-    json_t *res = NULL;
-    hd_lock(c);
-    int r = hd_request(c, hd_cmd("policy"), NULL, &res);
-    hd_unlock(c);
-    if (r) return r;
+static void fill_policy(json_t *res, hapticd_policy *out) {
     memset(out, 0, sizeof *out);
     const char *profile = hd_str(res, "profile");
     hd_copy(out->profile_name, sizeof out->profile_name, profile);
@@ -154,10 +148,41 @@ int hapticd_policy_get(hapticd_client *c, hapticd_policy *out) {
     out->duck = hd_num(res, "duck", 0);
     json_t *app = json_object_get(res, "app");
     out->app_enabled = json_is_object(app) ? hd_bool(app, "enabled") : 1;
+    out->app_configured = hd_bool(app, "configured");
     out->app_gain = hd_num(app, "gain", 1);
+    out->app_heard_at = hd_num(app, "heard_at", out->app_enabled ? out->app_gain : 0);
     out->app_priority = (int32_t)hd_num(app, "priority", 0);
     out->app_important_allowed = hd_bool(app, "important_allowed");
     hd_copy(out->app, sizeof out->app, hd_str(app, "id"));
+}
+
+int hapticd_policy_get(hapticd_client *c, hapticd_policy *out) {
+    CHECK(c && out, "hapticd_policy_get: client or out is NULL");
+    json_t *res = NULL;
+    hd_lock(c);
+    int r = hd_request(c, hd_cmd("policy"), NULL, &res);
+    hd_unlock(c);
+    if (r) return r;
+    fill_policy(res, out);
+    json_decref(res);
+    return HAPTICD_OK;
+}
+
+int hapticd_policy_set(hapticd_client *c, const char *profile, double max_strength, double duck, hapticd_policy *out) {
+    CHECK(c, "hapticd_policy_set: client is NULL");
+    CHECK(ok_num(max_strength) && ok_num(duck) && max_strength <= 1 && duck <= 1,
+          "hapticd_policy_set: max_strength and duck are 0…1, or negative to leave them");
+    CHECK(profile || max_strength >= 0 || duck >= 0, "hapticd_policy_set: give at least one of profile, max_strength, duck");
+    CHECK(!profile || strlen(profile) < 16, "hapticd_policy_set: the profile is full, quiet or silent");
+    json_t *req = hd_cmd("policy.set"), *res = NULL;
+    if (profile) json_object_set_new(req, "profile", json_string(profile));
+    if (max_strength >= 0) json_object_set_new(req, "max_strength", json_real(max_strength));
+    if (duck >= 0) json_object_set_new(req, "duck", json_real(duck));
+    hd_lock(c);
+    int r = hd_request(c, req, NULL, &res);
+    hd_unlock(c);
+    if (r) return r;
+    if (out) fill_policy(res, out);
     json_decref(res);
     return HAPTICD_OK;
 }
@@ -572,6 +597,8 @@ static void fill_player_status(json_t *res, hapticd_player_status *s) {
     s->loop_end = hd_num(res, "loop_end", s->loop_end);
     s->rate = hd_num(res, "rate", s->rate);
     s->engine_time = hd_num(res, "engine_time", s->engine_time);
+    s->priority = (int32_t)hd_num(res, "priority", s->priority);
+    s->heard_at = hd_num(res, "heard_at", s->heard_at);
     if (json_is_string(json_object_get(res, "locality"))) hd_copy(s->locality, sizeof s->locality, hd_str(res, "locality"));
 }
 
@@ -613,6 +640,7 @@ int hapticd_player_create(hapticd_engine *e, const hapticd_pattern *pattern, int
     p->client = e->client;
     p->status.player = -1;
     p->status.rate = 1;
+    p->status.heard_at = 1;
     fill_player_status(res, &p->status);
     p->id = p->status.player;
     json_decref(res);

@@ -645,8 +645,8 @@ int hapticd_connect(const char *socket_path, const char *app_id, hapticd_client 
     }
     if (strlen(path) >= sizeof ((struct sockaddr_un *)0)->sun_path)
         return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "the socket path %s is longer than a Unix socket allows (107 bytes)", path);
-    if (app_id && (!*app_id || strlen(app_id) > 255))
-        return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "the app id must be 1…255 bytes, such as \"org.example.Game\"");
+    if (app_id && (!*app_id || strlen(app_id) > 128))
+        return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "the app id must be 1…128 bytes, such as \"org.example.Game\"");
     hapticd_client *c = calloc(1, sizeof *c);
     if (!c) return hd_error(HAPTICD_E_NO_MEMORY, NULL, "out of memory");
     pthread_mutex_init(&c->lock, NULL);
@@ -746,8 +746,8 @@ int hapticd_set_timeout(hapticd_client *c, int timeout_ms) {
 }
 
 int hapticd_hello(hapticd_client *c, const char *app_id, hapticd_identity *out) {
-    if (!c || !app_id || !*app_id || strlen(app_id) > 255)
-        return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "hapticd_hello: give a client and an app id of 1…255 bytes");
+    if (!c || !app_id || !*app_id || strlen(app_id) > 128)
+        return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "hapticd_hello: give a client and an app id of 1…128 bytes");
     char *copy = strdup(app_id);
     if (!copy) return hd_error(HAPTICD_E_NO_MEMORY, NULL, "out of memory");
     hd_lock(c);

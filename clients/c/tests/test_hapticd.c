@@ -212,29 +212,21 @@ static void test_basics(void) {
     hapticd_close(c);
 }
 
-/* hello and policy: a daemon with app policy answers them; an older one says unknown_command,
- * which hapticd_connect tolerated (the client above connected with an app id). */
+/* hello and policy on the shared daemon (no rules): the app is named, the policy is the default. */
 static void test_hello_policy(void) {
     current = "hello and policy";
     hapticd_client *c = connect_d(&D);
     CHECK(c);
     if (!c) return;
     hapticd_identity id;
-    int r = hapticd_hello(c, "org.hapticd.test.policy", &id);
+    OK(hapticd_hello(c, "org.hapticd.test.policy", &id));
+    CHECK(!strcmp(id.app, "org.hapticd.test.policy") && id.client >= 0 && id.uid == (int32_t)getuid() && id.process[0]);
     hapticd_policy pol;
-    if (r == HAPTICD_E_UNKNOWN_COMMAND) {
-        CHECK(hapticd_policy_get(c, &pol) == HAPTICD_E_UNKNOWN_COMMAND);
-        CHECK(strstr(hapticd_last_error(), "older than the library"));
-        fprintf(stderr, "note: this hapticd has no hello/policy yet; checked that they are tolerated\n");
-    } else {
-        CHECK(r == HAPTICD_OK);
-        CHECK(!strcmp(id.app, "org.hapticd.test.policy") && id.client >= 0 && (int)id.uid == (int)getuid());
-        CHECK(id.process[0]);
-        OK(hapticd_policy_get(c, &pol));
-        CHECK(pol.profile == HAPTICD_PROFILE_FULL && !strcmp(pol.profile_name, "full"));
-        CHECK(pol.max_strength == 1 && pol.app_enabled && pol.app_gain == 1);
-        CHECK(!strcmp(pol.app, "org.hapticd.test.policy"));
-    }
+    OK(hapticd_policy_get(c, &pol));
+    CHECK(pol.profile == HAPTICD_PROFILE_FULL && !strcmp(pol.profile_name, "full"));
+    CHECK(pol.max_strength == 1 && pol.app_enabled && pol.app_gain == 1 && pol.app_heard_at == 1 && !pol.app_configured);
+    CHECK(!strcmp(pol.app, "org.hapticd.test.policy"));
+    CHECK(hapticd_hello(c, "", NULL) == HAPTICD_E_INVALID_ARGUMENT);
     hapticd_close(c);
 }
 
@@ -751,6 +743,145 @@ static void test_restart(void) {
     daemon_cleanup(&d);
 }
 
+/* The policy through the library: hello names the app the rules match, the priority asked reaches
+ * the daemon (capped by the app's), a higher-priority app ducks a lower one on the same pad, and
+ * `important` feedback passes the quiet profile for the app allowed to send it. */
+static int last_weak(daemon_t *d, int device) {
+    int n, w = -1;
+    trace_row *rows = trace_rows(d, &n);
+    for (int i = 0; i < n; i++)
+        if (rows[i].device == device) w = rows[i].weak;
+    free(rows);
+    return w;
+}
+
+typedef struct {
+    double after;
+    int weak_lo, weak_hi;
+    int need_strong;
+} duck_q;
+
+static int pred_duck(const trace_row *r, int n, void *ctx) {
+    duck_q *q = ctx;
+    for (int i = n - 1; i >= 0; i--)
+        if (r[i].time >= q->after) {
+            if ((q->need_strong ? r[i].strong > 0 : r[i].strong == 0) && r[i].weak >= q->weak_lo && r[i].weak <= q->weak_hi) return 1;
+            return 0;
+        }
+    return 0;
+}
+
+static void test_policy(void) {
+    current = "policy";
+    daemon_t d;
+    const char *cfg =
+        "[policy]\nduck = 0.25\n"
+        "[[policy.app]]\nid = \"org.hapticd.test.high\"\npriority = 50\n"
+        "[[policy.app]]\nid = \"org.hapticd.test.reader\"\nimportant_allowed = true\n";
+    if (daemon_start(&d, cfg, 1)) {
+        CHECK(0);
+        return;
+    }
+    hapticd_client *low = NULL, *high = NULL, *reader = NULL;
+    OK(hapticd_connect(d.sock, "org.hapticd.test.low", &low));
+    OK(hapticd_connect(d.sock, NULL, &high));
+    OK(hapticd_connect(d.sock, "org.hapticd.test.reader", &reader));
+    if (!low || !high || !reader) goto done;
+
+    hapticd_policy pol;
+    OK(hapticd_policy_get(high, &pol));
+    CHECK(!pol.app_configured && strlen(pol.app) > 0); /* named by its process until hello */
+    hapticd_identity id;
+    OK(hapticd_hello(high, "org.hapticd.test.high", &id));
+    CHECK(!strcmp(id.app, "org.hapticd.test.high") && id.client >= 0 && id.uid == (int32_t)getuid() && id.process[0]);
+    OK(hapticd_policy_get(high, &pol));
+    CHECK(pol.profile == HAPTICD_PROFILE_FULL && pol.app_configured && pol.app_priority == 50 && fabs(pol.duck - 0.25) < 1e-9);
+    CHECK(!strcmp(pol.app, "org.hapticd.test.high") && pol.max_strength == 1 && pol.app_heard_at == 1);
+    OK(hapticd_policy_get(low, &pol));
+    CHECK(!pol.app_configured && pol.app_priority == 0 && !strcmp(pol.app, "org.hapticd.test.low"));
+    CHECK(hapticd_hello(low, "has space", NULL) == HAPTICD_E_BAD_REQUEST);
+
+    /* The priority asked reaches the daemon, capped by the app's. */
+    hapticd_engine *he, *le;
+    OK(hapticd_engine_create(high, 0, "leftHandle", &he));
+    OK(hapticd_engine_create(low, 0, "rightHandle", &le));
+    hapticd_pattern *pat;
+    OK(hapticd_pattern_new(&pat));
+    OK(hapticd_pattern_add_continuous(pat, 0, 0.5, 1, 0.5));
+    hapticd_player *p;
+    hapticd_player_status st;
+    OK(hapticd_player_create(he, pat, 0, &p));
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.priority == 50 && st.heard_at == 1);
+    hapticd_player_destroy(p);
+    OK(hapticd_engine_set_priority(he, 20));
+    OK(hapticd_player_create(he, pat, 0, &p));
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.priority == 20);
+    hapticd_player_destroy(p);
+    OK(hapticd_engine_set_priority(le, 30));
+    OK(hapticd_player_create(le, pat, 0, &p));
+    OK(hapticd_player_status_get(p, &st));
+    CHECK(st.priority == 0);
+    CHECK(hapticd_engine_set_priority(le, -101) == HAPTICD_E_INVALID_ARGUMENT);
+
+    /* Ducking: low loops on the weak motor; while high plays on the strong one, low keeps a quarter. */
+    OK(hapticd_player_set_loop(p, 1));
+    OK(hapticd_player_start(p, 0));
+    tq q = {0, last_trace_time(&d), 0, 0};
+    CHECK(wait_trace(&d, 5, pred_active, &q));
+    duck_q dq = {q.at, 1, 65535, 0};
+    CHECK(wait_trace(&d, 5, pred_duck, &dq));
+    int full = last_weak(&d, 0);
+    CHECK(full > 20000);
+    OK(hapticd_engine_set_priority(he, HAPTICD_PRIORITY_DEFAULT));
+    int32_t hid;
+    dq = (duck_q){last_trace_time(&d), (int)(full * 0.25) - 400, (int)(full * 0.25) + 400, 1};
+    OK(hapticd_engine_play(he, pat, 0, 1, &hid));
+    CHECK(wait_trace(&d, 5, pred_duck, &dq));
+    CHECK(wait_event(high, HAPTICD_EVENT_PLAYER_FINISHED, hid, NULL, 5000) == 1);
+    dq = (duck_q){last_trace_time(&d), full - 400, full + 400, 0};
+    CHECK(wait_trace(&d, 5, pred_duck, &dq));
+    OK(hapticd_player_destroy(p));
+
+    /* Quiet: only important feedback of the app allowed it is heard. */
+    OK(hapticd_policy_set(high, "quiet", -1, -1, &pol));
+    CHECK(pol.profile == HAPTICD_PROFILE_QUIET);
+    CHECK(hapticd_policy_set(high, "loud", -1, -1, NULL) == HAPTICD_E_BAD_REQUEST);
+    CHECK(hapticd_policy_set(high, NULL, 2, -1, NULL) == HAPTICD_E_INVALID_ARGUMENT);
+    q.after = 0;
+    CHECK(wait_trace(&d, 5, pred_last_silent, &q));
+    double before = last_trace_time(&d);
+    hapticd_engine *re, *lde;
+    OK(hapticd_engine_create(reader, 0, NULL, &re));
+    OK(hapticd_engine_create(low, 0, NULL, &lde));
+    int32_t fid;
+    OK(hapticd_engine_feedback(lde, "impact", "heavy", -1, HAPTICD_FEEDBACK_IMPORTANT, &fid)); /* not allowed: silent */
+    CHECK(wait_event(low, HAPTICD_EVENT_PLAYER_FINISHED, fid, NULL, 5000) == 1);
+    OK(hapticd_engine_feedback(re, "impact", "heavy", -1, 0, &fid)); /* allowed, but not important: silent */
+    CHECK(wait_event(reader, HAPTICD_EVENT_PLAYER_FINISHED, fid, NULL, 5000) == 1);
+    double mid = last_trace_time(&d);
+    int n, loud = 0;
+    trace_row *rows = trace_rows(&d, &n);
+    for (int i = 0; i < n; i++)
+        if (rows[i].time > before && (rows[i].strong || rows[i].weak)) loud = 1;
+    free(rows);
+    CHECK(!loud);
+    q.after = mid;
+    OK(hapticd_engine_feedback(re, "impact", "heavy", -1, HAPTICD_FEEDBACK_IMPORTANT, &fid)); /* heard */
+    CHECK(wait_trace(&d, 5, pred_active, &q));
+    CHECK(wait_event(reader, HAPTICD_EVENT_PLAYER_FINISHED, fid, NULL, 5000) == 1);
+    OK(hapticd_policy_set(high, "full", 0.5, 0.3, &pol));
+    CHECK(pol.profile == HAPTICD_PROFILE_FULL && pol.max_strength == 0.5 && fabs(pol.duck - 0.3) < 1e-9);
+    hapticd_pattern_free(pat);
+done:
+    hapticd_close(low);
+    hapticd_close(high);
+    hapticd_close(reader);
+    daemon_stop(&d);
+    daemon_cleanup(&d);
+}
+
 /* An engine that shuts down when idle says so, and starts again on demand. */
 static void test_idle(void) {
     current = "idle shutdown";
@@ -962,6 +1093,7 @@ int main(void) {
     test_events_fd();
     test_threads();
     test_restart();
+    test_policy();
     test_idle();
     test_refused();
     test_hostile();

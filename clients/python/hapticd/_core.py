@@ -789,6 +789,10 @@ class PlayerStatus:
     rate: float = 1.0
     muted: bool = False
     engine_time: float = 0.0
+    #: As the policy grants it: the asked priority, capped by the app's.
+    priority: int = 0
+    #: The policy's gain on the player, 0…1 (0: its app is not heard now).
+    heard_at: float = 1.0
 
     def update(self, o: Mapping[str, Any]) -> None:
         for k in self.__dataclass_fields__:

@@ -77,7 +77,7 @@ class AsyncClient:
         subscribe: Iterable[str] = DEFAULT_EVENTS,
     ) -> "AsyncClient":
         if app is not None and (not app or len(app.encode()) > 255):
-            raise ValueError('the app id must be 1…255 bytes, such as "org.example.Game"')
+            raise ValueError('the app id must be 1…128 bytes, such as "org.example.Game"')
         c = cls(socket_path or default_socket_path(), app, timeout, subscribe)
         await c._open()
         try:
@@ -275,6 +275,14 @@ class AsyncClient:
 
     async def policy(self) -> Dict[str, Any]:
         return await self._request("policy")
+
+    async def policy_set(self, profile: Optional[str] = None, max_strength: Optional[float] = None, duck: Optional[float] = None) -> Dict[str, Any]:
+        members = {
+            "profile": profile,
+            "max_strength": None if max_strength is None else finite("max_strength", max_strength, 0, 1),
+            "duck": None if duck is None else finite("duck", duck, 0, 1),
+        }
+        return await self._request("policy.set", members)
 
     async def subscribe(self, events: Iterable[str]) -> List[str]:
         names = list(events)

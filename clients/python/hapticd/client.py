@@ -69,7 +69,7 @@ class Client:
     ) -> None:
         self.path = socket_path or default_socket_path()
         if app is not None and (not app or len(app.encode()) > 255):
-            raise ValueError('the app id must be 1…255 bytes, such as "org.example.Game"')
+            raise ValueError('the app id must be 1…128 bytes, such as "org.example.Game"')
         self.app = app
         self.timeout = timeout
         self._subscription = list(subscribe)
@@ -318,15 +318,28 @@ class Client:
         return self._request("capabilities", engine_members(device, None))
 
     def hello(self, app: str) -> Dict[str, Any]:
-        """Names the app: ``{"app", "client", "uid", "process", "policy"}``."""
+        """Names the app (1…128 printable characters without spaces, e.g. ``org.example.Game``), whose
+        rules the daemon's policy applies: ``{"app", "client", "uid", "process", "policy"}``."""
         result = self._request("hello", {"app": app})
         self.app = app
         self.identity = result
         return result
 
     def policy(self) -> Dict[str, Any]:
-        """The policy in force for this client: ``profile``, ``max_strength``, ``duck``, ``app``."""
+        """The policy in force for this client: ``profile``, ``max_strength``, ``duck``, and ``app``
+        (``id``, ``configured``, ``enabled``, ``gain``, ``priority``, ``important_allowed``,
+        ``heard_at``)."""
         return self._request("policy")
+
+    def policy_set(self, profile: Optional[str] = None, max_strength: Optional[float] = None, duck: Optional[float] = None) -> Dict[str, Any]:
+        """``policy.set`` (root and admins): the global profile (full, quiet, silent), ceiling and
+        ducking until the daemon reloads; the policy after."""
+        members = {
+            "profile": profile,
+            "max_strength": None if max_strength is None else finite("max_strength", max_strength, 0, 1),
+            "duck": None if duck is None else finite("duck", duck, 0, 1),
+        }
+        return self._request("policy.set", members)
 
     def subscribe(self, events: Iterable[str]) -> List[str]:
         """Which events the daemon sends (names from ``hapticd.EVENTS``)."""

@@ -135,19 +135,75 @@ def test_basics(client):
 
 
 def test_hello_and_policy(client):
-    """With app policy in the daemon, hello and policy answer; without, they are unknown_command,
-    which Client(app=…) tolerated."""
-    try:
-        ident = client.hello("org.hapticd.pytest.policy")
-    except UnknownCommandError:
-        with pytest.raises(UnknownCommandError):
-            client.policy()
-        assert client.identity is None
-        return
+    ident = client.hello("org.hapticd.pytest.policy")
     assert ident["app"] == "org.hapticd.pytest.policy" and ident["uid"] == os.getuid() and ident["process"]
+    assert client.identity == ident
     pol = client.policy()
     assert pol["profile"] == "full" and pol["max_strength"] == 1
-    assert pol["app"]["id"] == "org.hapticd.pytest.policy" and pol["app"]["enabled"] is True
+    assert pol["app"]["id"] == "org.hapticd.pytest.policy" and pol["app"]["enabled"] is True and pol["app"]["configured"] is False
+    with pytest.raises(BadRequestError):
+        client.hello("has space")
+
+
+def test_policy_rules(make_daemon):
+    """Priority asked and capped, ducking of a lower app by a higher one on the same pad, and
+    important feedback through the quiet profile."""
+    d = make_daemon(
+        "[policy]\nduck = 0.25\n"
+        '[[policy.app]]\nid = "org.hapticd.test.high"\npriority = 50\n'
+        '[[policy.app]]\nid = "org.hapticd.test.reader"\nimportant_allowed = true\n'
+    )
+    with Client(d.sock, app="org.hapticd.test.low") as low, Client(d.sock, app="org.hapticd.test.high") as high, Client(
+        d.sock, app="org.hapticd.test.reader"
+    ) as reader:
+        assert high.policy()["app"]["priority"] == 50 and high.policy()["duck"] == 0.25
+        pat = Pattern.from_events([Continuous(0, 0.5, 1, 0.5)])
+        he = high.engine(device=0, locality="leftHandle")
+        assert he.make_player(pat).status.priority == 50
+        he.priority = 20
+        assert he.make_player(pat).status.priority == 20
+        le = low.engine(device=0, locality="rightHandle", priority=30)
+        p = le.make_player(pat)
+        assert p.status.priority == 0 and p.status.heard_at == 1
+
+        # low loops on the weak motor; while high plays on the strong one, low keeps a quarter.
+        p.set(loop=True).start()
+        assert d.active_after(0, d.last_time()) is not None
+        assert d.last_is(0, 0, silent=False)
+        full = d.rows()[-1][3]
+        assert full > 20000
+
+        def ducked(rows):
+            r = [x for x in rows if x[0] >= after]
+            return bool(r) and r[-1][2] > 0 and abs(r[-1][3] - full * 0.25) < 400
+
+        def back(rows):
+            r = [x for x in rows if x[0] >= after]
+            return bool(r) and r[-1][2] == 0 and abs(r[-1][3] - full) < 400
+
+        he.priority = None
+        after = d.last_time()
+        hid = he.play(pat)
+        assert d.wait_trace(ducked)
+        high.wait_for("player.finished", player=hid)
+        after = d.last_time()
+        assert d.wait_trace(back)
+        p.destroy()
+
+        # quiet: only the important feedback of the app allowed it is heard.
+        assert high.policy_set(profile="quiet")["profile"] == "quiet"
+        with pytest.raises(BadRequestError, match="unknown profile"):
+            high.policy_set(profile="loud")
+        assert d.last_is(0, 0, silent=True)
+        before = d.last_time()
+        low.wait_for("player.finished", player=low.feedback("impact", "heavy", important=True, device=0))
+        reader.wait_for("player.finished", player=reader.feedback("impact", "heavy", device=0))
+        mid = d.last_time()
+        assert not any(r[2] or r[3] for r in d.rows() if r[0] > before)
+        reader.feedback("impact", "heavy", important=True, device=0)
+        assert d.active_after(0, mid) is not None
+        pol = high.policy_set(profile="full", max_strength=0.5)
+        assert pol["profile"] == "full" and pol["max_strength"] == 0.5
 
 
 def test_play_by_name(client, daemon):
