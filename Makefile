@@ -55,3 +55,19 @@ uninstall:
 
 clean:
 	rm -rf .build .build-vm
+
+# libhapticd, the C client library (clients/c; docs/clients.md): built, installed, removed and
+# cleaned with the daemon — hapticd.h, libhapticd.so.1 and .a, and hapticd.pc under $(PREFIX).
+.PHONY: libhapticd install-libhapticd uninstall-libhapticd clean-libhapticd
+all: libhapticd
+install: install-libhapticd
+uninstall: uninstall-libhapticd
+clean: clean-libhapticd
+libhapticd:
+	$(MAKE) -C clients/c PREFIX=$(PREFIX)
+install-libhapticd:
+	$(MAKE) -C clients/c install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+uninstall-libhapticd:
+	$(MAKE) -C clients/c uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+clean-libhapticd:
+	$(MAKE) -C clients/c clean

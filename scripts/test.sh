@@ -11,5 +11,6 @@ swift test --skip-build 2>&1 | tee .build/test.log
 grep -q "Test run with .* passed" .build/test.log
 
 scripts/cli-test.sh
+clients/test.sh        # libhapticd and the Python package against the daemon (before systemd-test: make install builds libhapticd)
 scripts/systemd-test.sh
 scripts/vm-test.sh

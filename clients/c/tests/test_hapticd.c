@@ -13,6 +13,18 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+/* The ABI: these sizes are what docs/clients.md's C# declarations (StructLayout.Sequential) lay
+ * out; a change here is an ABI change (a new soname), not an accident. */
+_Static_assert(sizeof(hapticd_event) == 232, "hapticd_event layout");
+_Static_assert(sizeof(hapticd_player_status) == 112, "hapticd_player_status layout");
+_Static_assert(sizeof(hapticd_engine_status) == 80, "hapticd_engine_status layout");
+_Static_assert(sizeof(hapticd_capabilities) == 264, "hapticd_capabilities layout");
+_Static_assert(sizeof(hapticd_policy) == 200, "hapticd_policy layout");
+_Static_assert(sizeof(hapticd_identity) == 200, "hapticd_identity layout");
+_Static_assert(sizeof(hapticd_device_info) == 368, "hapticd_device_info layout");
+_Static_assert(sizeof(hapticd_pattern_info) == 264, "hapticd_pattern_info layout");
+_Static_assert(sizeof(hapticd_parameter_value) == 16 && sizeof(hapticd_curve_point) == 16, "value layouts");
+
 static int checks, failures;
 static const char *current;
 
