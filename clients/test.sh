@@ -37,6 +37,21 @@ grep -q "libjansson.so.4 => $tmp/plugin/libjansson.so.4" <<< "$deps"
 test -z "$(awk '/=>/ {print $1}' <<< "$deps" | grep -vE '^(libjansson|libc|libpthread|ld-linux|linux-vdso)')"
 echo "libhapticd: install, pkg-config, static build and the plugin bundle checked"
 
+# The examples, against a daemon: a file to its end; the game loop's sine reaching the pad.
+printf '[patterns]\ndirectories = ["%s/config/patterns"]\n' "$root" > "$tmp/hapticd.toml"
+"$HAPTICD" --simulate 1 --socket "$tmp/h.sock" --config "$tmp/hapticd.toml" --trace "$tmp/trace.csv" 2> "$tmp/daemon.log" &
+dpid=$!
+for _ in $(seq 300); do grep -q "listening on" "$tmp/daemon.log" 2>/dev/null && break; sleep 0.05; done
+out="$(HAPTICD_SOCKET="$tmp/h.sock" clients/c/build/play-file heartbeat)"
+grep -q "finished (finished)" <<< "$out"
+HAPTICD_SOCKET="$tmp/h.sock" clients/c/build/game-loop --sine 1 > /dev/null
+# The sine: many distinct magnitudes on the pad, rising and falling.
+test "$(awk -F, 'NR > 1 && $3 > 0 {print $3}' "$tmp/trace.csv" | sort -u | wc -l)" -ge 10
+out="$(HAPTICD_SOCKET="$tmp/h.sock" clients/c/build/play-file nope 2>&1 || true)"
+grep -q 'no pattern named "nope"' <<< "$out"
+kill -TERM "$dpid"; wait "$dpid"
+echo "libhapticd: examples checked against the daemon"
+
 # Python: `pip install ./clients/python` works offline with Debian's pip and setuptools (from a copy,
 # so that the build leaves nothing in the tree), and the installed package runs.
 cp -r clients/python "$tmp/python"
