@@ -185,7 +185,8 @@ typedef struct hapticd_device_info {
     char profile[64];
 } hapticd_device_info;
 
-/* Fills up to capacity entries; *total (may be NULL) is how many pads the daemon knows. Thread-safe. */
+/* `devices`: fills up to capacity entries; *total (may be NULL) is how many pads the daemon knows.
+ * Thread-safe. */
 HAPTICD_API int hapticd_devices(hapticd_client *client, hapticd_device_info *out, int capacity, int *total);
 
 typedef struct hapticd_pattern_info {
@@ -358,6 +359,7 @@ HAPTICD_API int hapticd_player_create(hapticd_engine *engine, const hapticd_patt
 HAPTICD_API int hapticd_player_id(hapticd_player *player);
 /* Its status as of the last reply or event about it (no request). Thread-safe. */
 HAPTICD_API int hapticd_player_status_get(hapticd_player *player, hapticd_player_status *out);
+/* The player commands below are each one request; all are thread-safe. */
 HAPTICD_API int hapticd_player_start(hapticd_player *player, double at);
 HAPTICD_API int hapticd_player_stop(hapticd_player *player, double at);
 HAPTICD_API int hapticd_player_pause(hapticd_player *player, double at);
