@@ -77,6 +77,57 @@ let sweep = HapticPattern(elements: [
     }
 }
 
+/// Plays one request to its end and returns the pad's uploads while it sounded (strong, weak).
+@MainActor func uploadsOf(_ client: HapticClient, _ cmd: String, _ members: JSONObject) throws -> [(Int, Int)] {
+    let start = log.read().count
+    _ = try client.request(cmd, members)
+    let entries = log.wait(from: start, timeout: 10) { e in
+        e.contains { $0.event == "PLAY" && $0.fields["value"] == "1" } && !motorRunning(e)
+    }
+    return entries.filter { $0.event == "UPLOAD" }.map { ($0.int("strong") ?? -1, $0.int("weak") ?? -1) }
+}
+
+/// The controller API on a real kernel: `leftHandle` moves only the strong (left, low-frequency)
+/// motor, `rightHandle` only the weak one; and a sustained rumble is one upload to the pad — the
+/// event-driven loop does not rewrite a value that does not change.
+@MainActor func localitiesAndSustainedRumble() {
+    guard let pid = startDaemon() else {
+        check(false, "localities: hapticd starts and answers")
+        return
+    }
+    defer {
+        kill(pid, SIGTERM)
+        _ = waitExit(pid)
+    }
+    do {
+        let client = try HapticClient(path: socketPath)
+        let tone = AHAPWriter.json(HapticPattern(elements: [
+            .event(.continuous(at: 0, duration: 0.3, intensity: 1, sharpness: 0.5)),
+        ]))
+        let left = try uploadsOf(client, "play", JSONObject(["pattern": tone, "locality": .string("leftHandle")]))
+        check(!left.isEmpty && left.allSatisfy { $0.0 > 0 && $0.1 == 0 }, "leftHandle moves only the strong motor", "\(left)")
+        let right = try uploadsOf(client, "play", JSONObject(["pattern": tone, "locality": .string("rightHandle")]))
+        check(!right.isEmpty && right.allSatisfy { $0.0 == 0 && $0.1 > 0 }, "rightHandle moves only the weak motor", "\(right)")
+        let both = try uploadsOf(client, "play", JSONObject(["pattern": tone]))
+        check(!both.isEmpty && both.allSatisfy { $0.0 > 0 && $0.1 > 0 }, "the default locality moves both motors", "\(both)")
+        let sustained = try uploadsOf(client, "rumble", JSONObject(["strong": .number(0.8), "weak": .number(0.4), "duration": .number(1.5)]))
+        check(sustained.count == 1, "a sustained 1.5 s rumble is one upload to the pad, then a stop", "\(sustained)")
+        do {
+            _ = try client.request("play", JSONObject(["pattern": tone, "locality": .string("leftTrigger")]))
+            check(false, "a trigger locality is refused on an evdev pad", "it was accepted")
+        } catch {
+            if case .failed(let code, _, _) = error {
+                check(code == "unsupported", "a trigger locality is refused on an evdev pad as unsupported", code)
+            } else {
+                check(false, "a trigger locality is refused on an evdev pad", "\(error)")
+            }
+        }
+    } catch {
+        check(false, "localities through the socket", "\(error)")
+    }
+}
+
+localitiesAndSustainedRumble()
 rumbleThenSignal(SIGTERM, "SIGTERM")
 rumbleThenSignal(SIGKILL, "SIGKILL")
 finish("daemon-vmtest")
