@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import HapticCore
 import Logging
@@ -23,9 +22,8 @@ public struct PatternLibrary: Sendable {
 
     public static func load(directories: [String], limits: AHAPLimits, logger: Logger? = nil) -> PatternLibrary {
         var library = PatternLibrary()
-        let fm = FileManager.default
         for directory in directories {
-            guard let names = try? fm.contentsOfDirectory(atPath: directory) else { continue }
+            guard let names = directoryEntries(directory) else { continue }
             let files = names.filter { PatternLoader.format(forPath: $0) != .auto }.sorted()
             let ahapNames = Set(files.filter { PatternLoader.format(forPath: $0) == .ahap }.map { String($0.dropLast(5)) })
             for file in files {
@@ -83,4 +81,19 @@ public struct PatternLibrary: Sendable {
         return .success(bytes)
     }
     public var names: [String] { entries.keys.sorted() }
+}
+
+/// The names in a directory (without `.` and `..`), or nil when it cannot be opened. Plain `readdir`:
+/// the daemon does not link Foundation (its ICU data alone would add megabytes of resident memory).
+func directoryEntries(_ path: String) -> [String]? {
+    guard let dir = opendir(path) else { return nil }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Dispatch
-import Foundation
 import HapticCore
 import HapticDaemon
 import Logging
