@@ -13,6 +13,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HapticCore", targets: ["HapticCore"]),
+        // For the fuzzers (Fuzz/, a separate package that depends on this one by path).
+        .library(name: "HapticProtocol", targets: ["HapticProtocol"]),
+        .library(name: "HapticDaemon", targets: ["HapticDaemon"]),
         .executable(name: "hapticctl", targets: ["hapticctl"]),
         .executable(name: "hapticbench", targets: ["hapticbench"]),
         .executable(name: "hapticd", targets: ["hapticd"]),

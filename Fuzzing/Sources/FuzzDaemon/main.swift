@@ -1,0 +1,75 @@
+import HapticCore
+import HapticDaemon
+import HapticProtocol
+import Logging
+
+/// Whole request lines through an in-process daemon (`DaemonCore.handle`, as the socket does) on two
+/// simulated pads, with the real render loop running: parsing, validation, command execution and
+/// the engines. Each input is up to 64 lines; a line starting with `B ` comes from a second
+/// connection of another, non-admin user (uid 1000), every other line from root. After each input
+/// both connections close and an admin puts the pads back (stop_all, engine.start, gain 1), so inputs
+/// do not depend on one another beyond the players still finishing.
+/// Every reply and event must be one readable line of JSON, and a reply carries the request's id.
+final class Harness: @unchecked Sendable {
+    // @unchecked Sendable: set up once, before libFuzzer's first input; used from its thread only.
+    let core: DaemonCore
+    static let shared = Harness()
+
+    init() {
+        var config = DaemonConfig()
+        // The repository's library, found from this file (Fuzz/Sources/FuzzDaemon/main.swift).
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(4)
+        config.patternDirectories = [parts.joined(separator: "/") + "/config/patterns"]
+        config.orphanMaxSeconds = 0.05
+        let logger = Logger(label: "fuzz") { _ in SwiftLogNoOpLogHandler() }
+        core = DaemonCore(config: config, loop: RenderLoop(), logger: logger)
+        for i in 0..<2 {
+            let pad = SimulatedPad(index: i)
+            core.addPad(info: pad.info, sink: pad, simulated: true)
+        }
+    }
+}
+
+struct CheckingOutlet: ClientOutlet {
+    func event(_ line: String) {
+        guard !line.contains("\n"), case .event? = ReplyLine.parse(line) else { fatalError("unreadable event: \(line)") }
+    }
+}
+
+let root = PeerCredentials(pid: 1, uid: 0, gid: 0)
+let user = PeerCredentials(pid: 2, uid: 1000, gid: 1000)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDaemon(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let core = Harness.shared.core
+    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    guard let a = try? core.connect(credentials: root, outlet: CheckingOutlet()).get(),
+          let b = try? core.connect(credentials: user, outlet: CheckingOutlet()).get()
+    else { fatalError("the harness's clients were refused: \(core.census())") }
+    for raw in text.split(separator: "\n", omittingEmptySubsequences: true).prefix(64) {
+        let fromB = raw.hasPrefix("B ")
+        let line = String(fromB ? raw.dropFirst(2) : raw)
+        let reply = core.handle(line: line, from: fromB ? b : a)
+        guard !reply.contains("\n"), let parsed = ReplyLine.parse(reply) else { fatalError("unreadable reply: \(reply)") }
+        let sentID: JSONValue? = (try? Request.parse(line))?.id
+        switch parsed {
+        case .ok(let id, _): if let sentID, id != sentID { fatalError("reply id \(id) for request id \(sentID)") }
+        case .failure(let id, _, _, _): if let sentID, id != sentID { fatalError("reply id \(id) for request id \(sentID)") }
+        case .event: fatalError("an event as a reply: \(reply)")
+        }
+    }
+    core.disconnect(a)
+    core.disconnect(b)
+    guard let admin = try? core.connect(credentials: root, outlet: CheckingOutlet()).get() else { fatalError("admin refused") }
+    for line in [
+        #"{"id":1,"cmd":"stop_all"}"#,
+        #"{"id":2,"cmd":"engine.start","device":0}"#, #"{"id":3,"cmd":"engine.start","device":1}"#,
+        #"{"id":4,"cmd":"gain.set","device":0,"gain":1}"#, #"{"id":5,"cmd":"gain.set","device":1,"gain":1}"#,
+    ] {
+        let reply = core.handle(line: line, from: admin)
+        guard case .ok? = ReplyLine.parse(reply) else { fatalError("cleanup failed: \(line) → \(reply)") }
+    }
+    core.disconnect(admin)
+    return 0
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of Fuzzing/ and runs each for a bounded time; fails on any crash,
+# trap, assertion, sanitizer report, leak or timeout (docs/robustness.md).
+#
+#   scripts/fuzz.sh                      every target, 10 s each (the short run of scripts/test.sh)
+#   scripts/fuzz.sh --time 3600          every target, an hour each (`make fuzz`)
+#   scripts/fuzz.sh --runs 10000000 json config
+#   scripts/fuzz.sh --build-only
+#
+# Targets: json (JSONParser), ahap (AHAPLoader), request (Request.parse), daemon (request lines
+# through DaemonCore.handle on simulated pads), config (DaemonConfig.parse: TOMLSyntax, toml++ with
+# its assertions on, the key reader).
+# Each target starts from its committed seeds (Fuzzing/corpus/NAME, the pattern library, the shipped
+# config, and ../shared/ahap when it exists) and keeps what it finds in Fuzzing/.build/fuzz/corpus/NAME
+# (kept between runs, never committed). A crash leaves its input in Fuzzing/.build/fuzz/crashes/NAME/;
+# reproduce it with `Fuzzing/.build/debug/fuzz-NAME FILE`. Every run's figures are appended to
+# Fuzzing/.build/fuzz/results.tsv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+time_per_target=10
+runs=""
+build_only=false
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --time) time_per_target=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --build-only) build_only=true; shift ;;
+    json|ahap|request|daemon|config) targets+=("$1"); shift ;;
+    *) echo "usage: scripts/fuzz.sh [--time SECONDS | --runs N] [--build-only] [json ahap request daemon config]" >&2; exit 2 ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=(json ahap request daemon config)
+
+scripts/deps.sh libevdev-dev pkg-config
+
+# Coverage (libFuzzer's inline counters) and AddressSanitizer in every Swift module and in toml++.
+# `--sanitize` alone is not enough: given twice, swiftc keeps only the last `-sanitize=` (no coverage),
+# so the combined flag goes to swiftc as well; `--sanitize=fuzzer` makes SwiftPM link libFuzzer's main.
+# A debug build: toml++ compiled without NDEBUG, so its assertions are live.
+start=$(date +%s)
+swift build --package-path Fuzzing --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address
+bin=$(swift build --package-path Fuzzing --show-bin-path)
+echo "fuzz build: $(( $(date +%s) - start )) s"
+$build_only && exit 0
+
+work=Fuzzing/.build/fuzz
+mkdir -p "$work"
+# libFuzzer reports crashes itself; Swift's backtracer would only hold the process up.
+export SWIFT_BACKTRACE=enable=no
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
+
+# toml++'s assertions are live in this build: `[[[` given to it directly (bypassing TOMLSyntax) must
+# abort with its assertion. Without this the config target would prove nothing.
+printf '[[[' > "$work/raw-toml-assert"
+if out=$(HAPTICD_FUZZ_RAW_TOML=1 "$bin/fuzz-config" "$work/raw-toml-assert" 2>&1); then
+  echo "FAIL: toml++ did not assert on '[[[' without the syntax check: its assertions are not enabled" >&2
+  exit 1
+fi
+grep -q "Assertion .* failed" <<<"$out" || { echo "FAIL: expected toml++'s assertion, got:" >&2; echo "$out" | tail -5 >&2; exit 1; }
+echo "toml++ assertions are enabled (its own '[[[' assertion fires when the syntax check is bypassed)"
+
+seed() {  # seed NAME: fills the working corpus from every seed source
+  local name=$1 dir=$work/corpus/$1
+  mkdir -p "$dir"
+  cp -n Fuzzing/corpus/"$name"/* "$dir"/ 2>/dev/null || true
+  case "$name" in
+    json|ahap)
+      cp -n config/patterns/*.ahap "$dir"/
+      # Real files beside the project (../shared/ahap; ../../shared/ahap from a git worktree).
+      for shared in ../shared/ahap ../../shared/ahap; do
+        if [ -d "$shared" ]; then find "$shared" -name '*.ahap' -exec cp -n {} "$dir"/ \; ; break; fi
+      done ;;
+    config)
+      cp -n config/hapticd.toml "$dir"/shipped.toml
+      # The shipped file with every setting uncommented: every key at its default.
+      sed -E 's/^#([a-z"\[])/\1/' config/hapticd.toml > "$dir"/shipped-uncommented.toml ;;
+  esac
+}
+
+declare -A max_len=([json]=4096 [ahap]=16384 [request]=4096 [daemon]=8192 [config]=8192)
+declare -A dict=([json]=json [ahap]=ahap [request]=request [daemon]=request [config]=toml)
+
+status=0
+summary=()
+for name in "${targets[@]}"; do
+  seed "$name"
+  mkdir -p "$work/crashes/$name"
+  log=$work/$name.log
+  limit=(-max_total_time="$time_per_target")
+  [ -n "$runs" ] && limit=(-runs="$runs")
+  echo "== fuzz-$name: ${runs:+$runs runs}${runs:-$time_per_target s}"
+  t0=$(date +%s)
+  set +e
+  "$bin/fuzz-$name" "${limit[@]}" -max_len="${max_len[$name]}" -dict="Fuzzing/dict/${dict[$name]}.dict" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/crashes/$name/" \
+    "$work/corpus/$name" > "$log" 2>&1
+  rc=$?
+  set -e
+  elapsed=$(( $(date +%s) - t0 ))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
+  cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$last")
+  ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$last")
+  corp=$(sed -nE 's/.* corp: ([0-9]+\/[0-9]+[a-zA-Z]*).*/\1/p' <<<"$last")
+  crashes=$(find "$work/crashes/$name" -type f | wc -l)
+  if [ $rc -ne 0 ]; then
+    status=1
+    echo "FAIL: fuzz-$name exited $rc; its input is in $work/crashes/$name/ — the report:" >&2
+    grep -vE '^#[0-9]+|^INFO:' "$log" | head -60 >&2
+  fi
+  line="fuzz-$name	${execs:-?} execs	${speed:-?}/s	${elapsed} s	cov ${cov:-?}	ft ${ft:-?}	corpus ${corp:-?}	rss ${rss:-?} MB	exit $rc	crash files $crashes"
+  summary+=("$line")
+  printf '%s\t%s\n' "$(date -u +%FT%TZ)" "$line" >> "$work/results.tsv"
+done
+
+echo
+echo "== fuzzing summary (cov: edges covered, ft: features, corpus: inputs/bytes)"
+printf '%s\n' "${summary[@]}"
+exit $status
