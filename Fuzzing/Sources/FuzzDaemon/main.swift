@@ -7,9 +7,11 @@ import Logging
 /// simulated pads, with the real render loop running: parsing, validation, command execution and
 /// the engines. Each input is up to 64 lines; a line starting with `B ` comes from a second
 /// connection of another, non-admin user (uid 1000), every other line from root. After each input
-/// both connections close and an admin puts the pads back (stop_all, engine.start, gain 1), so inputs
+/// the connections close and an admin puts back what the input may have changed (stop_all,
+/// engine.start, gain 1), so inputs
 /// do not depend on one another beyond the players still finishing.
 /// Every reply and event must be one readable line of JSON, and a reply carries the request's id.
+/// Crashes it found: docs/robustness.md; their inputs are in Fuzzing/regressions/daemon/.
 final class Harness: @unchecked Sendable {
     // @unchecked Sendable: set up once, before libFuzzer's first input; used from its thread only.
     let core: DaemonCore
@@ -17,7 +19,7 @@ final class Harness: @unchecked Sendable {
 
     init() {
         var config = DaemonConfig()
-        // The repository's library, found from this file (Fuzz/Sources/FuzzDaemon/main.swift).
+        // The repository's library, found from this file (Fuzzing/Sources/FuzzDaemon/main.swift).
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(4)
         config.patternDirectories = [parts.joined(separator: "/") + "/config/patterns"]
@@ -44,15 +46,24 @@ let user = PeerCredentials(pid: 2, uid: 1000, gid: 1000)
 public func fuzzDaemon(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let core = Harness.shared.core
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    guard let a = try? core.connect(credentials: root, outlet: CheckingOutlet()).get(),
-          let b = try? core.connect(credentials: user, outlet: CheckingOutlet()).get()
-    else { fatalError("the harness's clients were refused: \(core.census())") }
-    for raw in text.split(separator: "\n", omittingEmptySubsequences: true).prefix(64) {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: true).prefix(64)
+    guard let a = try? core.connect(credentials: root, outlet: CheckingOutlet()).get() else { fatalError("refused: \(core.census())") }
+    var b: ClientID?
+    for raw in lines {
         let fromB = raw.hasPrefix("B ")
+        if fromB && b == nil {
+            guard let id = try? core.connect(credentials: user, outlet: CheckingOutlet()).get() else { fatalError("refused: \(core.census())") }
+            b = id
+        }
         let line = String(fromB ? raw.dropFirst(2) : raw)
-        let reply = core.handle(line: line, from: fromB ? b : a)
+        let reply = core.handle(line: line, from: fromB ? b! : a)
         guard !reply.contains("\n"), let parsed = ReplyLine.parse(reply) else { fatalError("unreadable reply: \(reply)") }
-        let sentID: JSONValue? = (try? Request.parse(line))?.id
+        // The request's id, as it can be written back: JSON has no NaN or infinity, so an id the
+        // lenient parser read as one (`1e999`) comes back null.
+        let sentID: JSONValue? = (try? Request.parse(line)).map { r in
+            if case .number(let x) = r.id, !x.isFinite { return .null }
+            return r.id
+        }
         switch parsed {
         case .ok(let id, _): if let sentID, id != sentID { fatalError("reply id \(id) for request id \(sentID)") }
         case .failure(let id, _, _, _): if let sentID, id != sentID { fatalError("reply id \(id) for request id \(sentID)") }
@@ -60,16 +71,24 @@ public func fuzzDaemon(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     core.disconnect(a)
-    core.disconnect(b)
-    guard let admin = try? core.connect(credentials: root, outlet: CheckingOutlet()).get() else { fatalError("admin refused") }
-    for line in [
-        #"{"id":1,"cmd":"stop_all"}"#,
-        #"{"id":2,"cmd":"engine.start","device":0}"#, #"{"id":3,"cmd":"engine.start","device":1}"#,
-        #"{"id":4,"cmd":"gain.set","device":0,"gain":1}"#, #"{"id":5,"cmd":"gain.set","device":1,"gain":1}"#,
-    ] {
-        let reply = core.handle(line: line, from: admin)
-        guard case .ok? = ReplyLine.parse(reply) else { fatalError("cleanup failed: \(line) → \(reply)") }
+    if let b { core.disconnect(b) }
+    // Put back what the input may have changed for everyone (only what it can have changed: this
+    // runs for every input).
+    var cleanup: [String] = []
+    if text.contains("play") || text.contains("start") { cleanup.append(#"{"id":1,"cmd":"stop_all"}"#) }
+    if text.contains("engine") {
+        cleanup += [#"{"id":2,"cmd":"engine.start","device":0}"#, #"{"id":3,"cmd":"engine.start","device":1}"#]
     }
-    core.disconnect(admin)
+    if text.contains("gain") {
+        cleanup += [#"{"id":4,"cmd":"gain.set","device":0,"gain":1}"#, #"{"id":5,"cmd":"gain.set","device":1,"gain":1}"#]
+    }
+    if !cleanup.isEmpty {
+        guard let admin = try? core.connect(credentials: root, outlet: CheckingOutlet()).get() else { fatalError("admin refused") }
+        for line in cleanup {
+            let reply = core.handle(line: line, from: admin)
+            guard case .ok? = ReplyLine.parse(reply) else { fatalError("cleanup failed: \(line) → \(reply)") }
+        }
+        core.disconnect(admin)
+    }
     return 0
 }
