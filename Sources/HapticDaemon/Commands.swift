@@ -235,7 +235,15 @@ extension DaemonCore {
             clients.removePlayer(id, from: client.id)
             throw error
         }
-        return playerFields(id, players[id]!, engine)
+        guard let rec = players[id] else {
+            // A one-shot with nothing to play (`"Pattern": []`) ends as it starts: the loop's
+            // player-ended event has removed it already (found by the fuzzer, docs/robustness.md).
+            return JSONObject([
+                "player": .number(Double(id)), "device": .number(Double(pad)), "state": .string("finished"),
+                "engine_time": .number(engine.currentTime),
+            ])
+        }
+        return playerFields(id, rec, engine)
     }
 
     /// Players are bounded per connection, per user (orphans included) and for the whole daemon.
