@@ -31,6 +31,14 @@ final class ChannelOutlet: ClientOutlet {
     var pendingBytes: Int { state.withLockedValue { $0.pending } }
     var droppedEvents: Int { state.withLockedValue { $0.dropped } }
 
+    /// An event, from the render queue — possibly running on this channel's own event loop thread,
+    /// inside `RenderLoop.perform` (a request's `DispatchQueue.sync` runs its block on the calling
+    /// thread). So the write is always a task of its own on the event loop, never done in place: done
+    /// in place, a write that fails (the peer is gone) closes the channel, and a write that drains the
+    /// output makes it writable again — and both run handler code at once (`channelInactive` →
+    /// `DaemonCore.disconnect`, `channelWritabilityChanged` → the next request) that calls `perform`
+    /// again on the thread that holds the render queue: libdispatch traps ("dispatch_sync called on
+    /// queue already owned by current thread"). The soak test found it (docs/robustness.md).
     func event(_ line: String) {
         let n = line.utf8.count + 1
         let accepted = state.withLockedValue { s -> Bool in
@@ -41,7 +49,7 @@ final class ChannelOutlet: ClientOutlet {
             s.pending += n
             return true
         }
-        if accepted { write(line, n) }
+        if accepted { channel.eventLoop.execute { [self] in write(line, n) } }
     }
 
     /// A reply, always sent: the connection reads no further requests while its output is over the

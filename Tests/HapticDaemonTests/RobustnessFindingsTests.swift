@@ -29,4 +29,41 @@ import Testing
         #expect(daemon.process.isRunning)
         #expect(daemon.terminate() == 0)
     }
+
+    /// Events are written from the render queue, which a request runs on its connection's own event
+    /// loop thread (`DispatchQueue.sync` runs the block on the caller's thread). Written in place, an
+    /// event to a subscriber that had just gone away failed, closed that channel at once, and its
+    /// `channelInactive` asked the render queue for the disconnect from inside the render queue:
+    /// libdispatch trapped. Subscribers that come and go while a client changes what plays (every
+    /// change writes the pad and sends `device.output`) used to kill the daemon within seconds.
+    @Test func subscribersVanishingWhileEventsAreWrittenDoNotKillTheDaemon() throws {
+        let daemon = try DaemonProcess(["--simulate", "1"], config: "[limits]\nmax_clients = 200\nmax_clients_per_uid = 200\n")
+        let c = try daemon.client()
+        let p = try c.request("play", JSONObject(["name": .string("rumble-long"), "loop": .bool(true)]))["player"]!
+        let end = Date().addingTimeInterval(8)
+        let socket = daemon.socket
+        let subscribers = Thread {
+            DispatchQueue.concurrentPerform(iterations: 16) { _ in
+                let subscribe = Array("{\"id\":1,\"cmd\":\"subscribe\",\"events\":[\"device.output\"]}\n".utf8)
+                while Date() < end {
+                    guard let s = try? RawSocket(socket) else { continue }
+                    _ = s.send(subscribe)
+                    usleep(UInt32.random(in: 0...20_000))
+                }  // each RawSocket closes as the next replaces it
+            }
+        }
+        subscribers.start()
+        var changes = 0
+        while Date() < end && daemon.process.isRunning {
+            guard (try? c.request("player.send_parameters", JSONObject([
+                "player": p, "parameters": .object(JSONObject(["intensity": .number(Double.random(in: 0.1...1))])),
+            ]))) != nil else { break }
+            changes += 1
+        }
+        while !subscribers.isFinished { usleep(10_000) }  // it ends at `end`
+        #expect(daemon.process.isRunning, "hapticd died after \(changes) changes: \(daemon.logText.suffix(1500))")
+        #expect(changes > 100)
+        #expect(try c.request("ping")["pong"] == .bool(true))
+        #expect(daemon.terminate() == 0)
+    }
 }
