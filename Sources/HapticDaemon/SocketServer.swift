@@ -28,6 +28,8 @@ public final class SocketServer: @unchecked Sendable {
     private var watcher: InputDirectoryWatcher?
     private var source: DispatchSourceRead?
     private var warnedTakenOver = false
+    /// Each event loop's queue of next turns (`TurnQueue`), made in `start`.
+    private var turns: [ObjectIdentifier: NIOLoopBound<TurnQueue>] = [:]
     private let queue = DispatchQueue(label: "hapticd.socket")
     public private(set) var path: String?
     let core: DaemonCore
@@ -62,9 +64,13 @@ public final class SocketServer: @unchecked Sendable {
         let core = self.core
         let logger = self.logger
         let limits = core.config.limits
+        let turns = self.turns
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+            // One read per readiness event (NIO's default is 4): a flooding client gets at most one
+            // buffer (≤ 64 KiB) of requests in per turn of the event loop, like everyone else.
+            .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.outputBufferBytes / 2, high: limits.outputBufferBytes))
             // The kernel's own buffer for a client that does not read is bounded likewise (it doubles
             // the value), instead of the system's ~200 KiB default.
@@ -72,7 +78,9 @@ public final class SocketServer: @unchecked Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // Connection limits are read when each connection starts: a reload applies to new ones.
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, logger: logger, limits: core.config.limits))
+                    let queue = turns[ObjectIdentifier(channel.eventLoop)]?.value
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionHandler(core: core, logger: logger, limits: core.config.limits, turns: queue))
                 }
             }
     }
@@ -81,6 +89,9 @@ public final class SocketServer: @unchecked Sendable {
     /// socket file from a dead daemon is replaced, a live one is an error).
     public func start(path requested: String?, mode: UInt32, groupName: String?) throws {
         Self.raiseFileLimit(logger)
+        for loop in group.makeIterator() {
+            turns[ObjectIdentifier(loop)] = try TurnQueue.start(on: loop)
+        }
         if let fd = Self.systemdSocket() {
             channel = try bootstrap().withBoundSocket(fd).wait()
             path = requested
