@@ -13,7 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HapticCore", targets: ["HapticCore"]),
-        // For the fuzzers (Fuzz/, a separate package that depends on this one by path).
+        // For the fuzzers (Fuzzing/, a separate package that depends on this one by path).
         .library(name: "HapticProtocol", targets: ["HapticProtocol"]),
         .library(name: "HapticDaemon", targets: ["HapticDaemon"]),
         .executable(name: "hapticctl", targets: ["hapticctl"]),

@@ -239,7 +239,8 @@ extension DaemonCore {
             // A one-shot with nothing to play (`"Pattern": []`) ends as it starts: the loop's
             // player-ended event has removed it already (found by the fuzzer, docs/robustness.md).
             return JSONObject([
-                "player": .number(Double(id)), "device": .number(Double(pad)), "state": .string("finished"),
+                "player": .number(Double(id)), "device": .number(Double(pad)), "locality": .string(locality.rawValue),
+                "state": .string("finished"),
                 "engine_time": .number(engine.currentTime),
             ])
         }

@@ -5,7 +5,7 @@
 /// typo must never kill the daemon on SIGHUP. This checker accepts exactly TOML 1.0's grammar minus
 /// date-times (no hapticd key takes one), with UTF-8 validated and nesting bounded, and rejects
 /// everything else with a line and column. Only text it accepts is given to toml++, which then
-/// decides the semantics (duplicate keys, table redefinition). The fuzzer (`Fuzz/`, docs/robustness.md)
+/// decides the semantics (duplicate keys, table redefinition). The fuzzer (`Fuzzing/`, docs/robustness.md)
 /// runs both together, with toml++'s assertions enabled, to keep it that way.
 public enum TOMLSyntax {
     public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
