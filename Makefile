@@ -1,6 +1,8 @@
 # hapticd: build, test, install.
 #   make               release build
 #   make test          every test (scripts/test.sh: unit, end-to-end, CLI, real-kernel VM)
+#   make fuzz          long fuzzing campaigns, FUZZ_TIME seconds per target (docs/robustness.md)
+#   make soak          the soak test for SOAK_TIME seconds (docs/robustness.md)
 #   make install       PREFIX=/usr/local DESTDIR= (binaries, units, config, patterns, udev rule)
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -11,7 +13,10 @@ UNITDIR ?= /etc/systemd/system
 UDEVDIR ?= /etc/udev/rules.d
 SWIFT ?= swift
 
-.PHONY: all build test install uninstall demo clean
+FUZZ_TIME ?= 3600
+SOAK_TIME ?= 600
+
+.PHONY: all build test fuzz soak install uninstall demo clean
 
 all: build
 
@@ -21,6 +26,12 @@ build:
 
 test:
 	bash scripts/test.sh
+
+fuzz:
+	bash scripts/fuzz.sh --release --time $(FUZZ_TIME)
+
+soak:
+	bash scripts/soak.sh --duration $(SOAK_TIME)
 
 demo:
 	bash scripts/demo.sh
@@ -54,7 +65,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)/hapticd $(DESTDIR)$(SHAREDIR)/doc/hapticd
 
 clean:
-	rm -rf .build .build-vm
+	rm -rf .build .build-vm Fuzzing/.build Fuzzing/.build-release
 
 # libhapticd, the C client library (clients/c; docs/clients.md): built, installed, removed and
 # cleaned with the daemon — hapticd.h, libhapticd.so.1 and .a, and hapticd.pc under $(PREFIX).
