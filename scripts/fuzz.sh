@@ -18,7 +18,7 @@
 # (kept between runs, never committed). Inputs that once broke something are kept in
 # Fuzzing/regressions/NAME/ and replayed first. A crash leaves its input in Fuzzing/.build/fuzz/crashes/NAME/;
 # reproduce it with `Fuzzing/.build/debug/fuzz-NAME FILE`. Every run's figures are appended to
-# Fuzzing/.build/fuzz/results.tsv.
+# Fuzzing/.build/fuzz/results.tsv, its log is Fuzzing/.build/fuzz/NAME.debug.log (or .release.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -109,14 +109,14 @@ for name in "${targets[@]}"; do
   seed "$name"
   # Inputs that once broke something (Fuzzing/regressions/NAME/): each must now run clean.
   if compgen -G "Fuzzing/regressions/$name/*" > /dev/null; then
-    if ! "$bin/fuzz-$name" Fuzzing/regressions/"$name"/* > "$work/$name.regressions.log" 2>&1; then
+    if ! "$bin/fuzz-$name" Fuzzing/regressions/"$name"/* > "$work/$name.$config.regressions.log" 2>&1; then
       status=1
       echo "FAIL: fuzz-$name: a regression input fails again:" >&2
-      grep -vE '^INFO:' "$work/$name.regressions.log" | head -40 >&2
+      grep -vE '^INFO:' "$work/$name.$config.regressions.log" | head -40 >&2
     fi
   fi
   mkdir -p "$work/crashes/$name"
-  log=$work/$name.log
+  log=$work/$name.$config.log  # by build: a short debug run may go on beside a long release one
   : > "$log"
   if [ -n "$runs" ]; then echo "== fuzz-$name: $runs runs"; else echo "== fuzz-$name: $time_per_target s"; fi
   t0=$(date +%s)

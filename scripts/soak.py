@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Soak test: 1 000 clients, good and hostile, against `hapticd --simulate` for a bounded time.
 
-Usage (scripts/soak.sh builds hapticd and runs this):
-    python3 scripts/soak.py --hapticd .build/debug/hapticd --duration 45
+Usage (scripts/soak.sh builds hapticd in release mode and runs this):
+    python3 scripts/soak.py --hapticd .build/release/hapticd --duration 45
 
 The clients run in worker processes (asyncio, Python's standard library only), each as its own
 user when run as root, so that the per-user limits are exercised as they are meant to be: one user of
@@ -796,7 +796,7 @@ def conductor(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--hapticd", default=".build/debug/hapticd")
+    ap.add_argument("--hapticd", default=".build/release/hapticd")
     ap.add_argument("--repo", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--duration", type=float, default=45)
     ap.add_argument("--keep", action="store_true", help="keep the daemon's log and trace")

@@ -14,3 +14,5 @@ scripts/cli-test.sh
 clients/test.sh        # libhapticd and the Python package against the daemon (before systemd-test: make install builds libhapticd)
 scripts/systemd-test.sh
 scripts/vm-test.sh
+scripts/soak.sh --duration 30   # 1 000 hostile and good clients against the release hapticd (built by make install above)
+scripts/fuzz.sh                 # every fuzzer for 10 s, in a sanitizer build of its own (Fuzzing/.build)
