@@ -14,5 +14,8 @@ scripts/cli-test.sh
 clients/test.sh        # libhapticd and the Python package against the daemon (before systemd-test: make install builds libhapticd)
 scripts/systemd-test.sh
 scripts/vm-test.sh
-scripts/soak.sh --duration 30   # 1 000 hostile and good clients against the release hapticd (built by make install above)
+# 1 000 hostile and good clients against the release hapticd (built by make install above): no crash,
+# bounded RSS, every motor stopped, every good request answered. Its latency is printed; the p99 bound is
+# asserted by `make soak` on a machine that gives the daemon its CPU (docs/robustness.md §2).
+scripts/soak.sh --duration 30 --no-p99-assert
 scripts/fuzz.sh                 # every fuzzer for 10 s, in a sanitizer build of its own (Fuzzing/.build)
