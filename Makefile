@@ -74,7 +74,8 @@ install: build generated
 	install -m 0644 systemd/hapticd.sysusers $(DESTDIR)$(SYSUSERSDIR)/hapticd.conf
 	sed -e 's|/etc/hapticd|$(SYSCONFDIR)/hapticd|g' systemd/hapticd.tmpfiles > $(DESTDIR)$(TMPFILESDIR)/hapticd.conf
 	chmod 0644 $(DESTDIR)$(TMPFILESDIR)/hapticd.conf
-	install -m 0644 man/hapticd.8 $(DESTDIR)$(MANDIR)/man8/hapticd.8
+	sed 's/@VERSION@/$(VERSION)/' man/hapticd.8 > $(DESTDIR)$(MANDIR)/man8/hapticd.8
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/hapticd.8
 	install -m 0644 $(GEN)/man/hapticctl.1 $(DESTDIR)$(MANDIR)/man1/hapticctl.1
 	install -m 0644 $(GEN)/completions/hapticctl.bash $(DESTDIR)$(BASHCOMPDIR)/hapticctl
 	install -m 0644 $(GEN)/completions/hapticd.bash $(DESTDIR)$(BASHCOMPDIR)/hapticd
@@ -100,6 +101,7 @@ uninstall:
 # dpkg-buildpackage runs debian/rules, which runs `make install` into the package tree. The results
 # land in dist/ instead of the parent directory.
 deb:
+	@test "$$(dpkg-parsechangelog -SVersion)" = "$(VERSION)" || { echo "debian/changelog is at $$(dpkg-parsechangelog -SVersion) but hapticd at $(VERSION): add a changelog entry (dch -v $(VERSION))" >&2; exit 1; }
 	mkdir -p dist
 	HAPTICD_DEB_DESTDIR=$(CURDIR)/dist dpkg-buildpackage --build=binary --no-sign --no-pre-clean \
 		--buildinfo-file=dist/hapticd_$(VERSION)_$$(dpkg-architecture -qDEB_HOST_ARCH).buildinfo \

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh systemd make dpkg-dev debhelper lintian pkg-config libevdev-dev
 T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
+version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/HapticDaemon/DaemonCore.swift)
 check() { if "$@"; then pass=$((pass+1)); else echo "FAILED: $*" >&2; fail=$((fail+1)); fi; }
 
 # 1. make install into an unusual prefix: every path in the installed files follows it.
@@ -35,6 +36,7 @@ for option in $("$T/usr/bin/hapticd" --help | grep -o -- '--[a-z][a-z-]*' | sort
   check grep -qF -- "$(sed 's/-/\\-/g' <<< "$option")" man/hapticd.8   # roff writes --config as \-\-config
 done
 check grep -q "hapticctl play" "$T/usr/share/man/man1/hapticctl.1"
+check grep -q "^\.TH HAPTICD 8 .*\"hapticd $version\"" "$T/usr/share/man/man8/hapticd.8"
 # The units as issue 11 found them on a booted system: no RuntimeDirectory= in the service (the
 # socket unit owns /run/hapticd), a syscall filter that refuses instead of killing.
 check bash -c "! grep -q '^RuntimeDirectory' '$T/units/hapticd.service'"
@@ -43,7 +45,6 @@ check grep -qx "ListenStream=/run/hapticd/hapticd.sock" "$T/units/hapticd.socket
 
 # 2. The package.
 make deb > "$T/deb.log" 2>&1 || { tail -30 "$T/deb.log"; echo "systemd: make deb failed"; exit 1; }
-version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/HapticDaemon/DaemonCore.swift)
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 deb="dist/hapticd_${version}_${arch}.deb"
 check test -f "$deb"
