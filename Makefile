@@ -3,7 +3,8 @@
 #   make test          every test (scripts/test.sh)
 #   make install       PREFIX=/usr/local DESTDIR= (binaries, units, config, patterns, man pages, ...)
 #                      then: systemctl daemon-reload && systemd-sysusers && systemctl enable --now hapticd.socket
-#   make deb           dist/hapticd_<version>_<arch>.deb, with debian/ (dpkg-buildpackage; docs/packaging.md)
+#   make deb           dist/hapticd, libhapticd1, libhapticd-dev _<version>_<arch>.deb, with debian/
+#                      (dpkg-buildpackage; docs/packaging.md)
 #
 # The binaries link the Swift runtime statically (--static-swift-stdlib): they need only glibc,
 # libstdc++, libgcc_s and libevdev at run time, all Debian packages, and no Swift toolchain.
@@ -61,7 +62,7 @@ install: build generated
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0755 "$(BIN)/hapticd" "$(BIN)/hapticctl" $(DESTDIR)$(BINDIR)/
-	install -m 0644 config/patterns/*.ahap $(DESTDIR)$(SHAREDIR)/hapticd/patterns/
+	install -m 0644 $(wildcard config/patterns/*.ahap config/patterns/*.haptic) $(DESTDIR)$(SHAREDIR)/hapticd/patterns/
 	# The installed config names where this install put the patterns (an existing config is kept).
 	test -e $(DESTDIR)$(SYSCONFDIR)/hapticd/hapticd.toml || \
 	  sed -e 's|^#directories = .*|directories = ["$(SHAREDIR)/hapticd/patterns", "$(SYSCONFDIR)/hapticd/patterns"]|' \
@@ -107,10 +108,11 @@ deb:
 		--buildinfo-file=dist/hapticd_$(VERSION)_$$(dpkg-architecture -qDEB_HOST_ARCH).buildinfo \
 		--changes-file=dist/hapticd_$(VERSION)_$$(dpkg-architecture -qDEB_HOST_ARCH).changes \
 		--buildinfo-option=-udist --changes-option=-udist
-	@ls dist/hapticd_$(VERSION)_*.deb
+	@ls dist/*_$(VERSION)_*.deb
 
 clean:
-	rm -rf .build .build-vm dist debian/.debhelper debian/hapticd debian/files debian/debhelper-build-stamp \
+	rm -rf .build .build-vm dist debian/.debhelper debian/tmp debian/hapticd debian/libhapticd1 debian/libhapticd-dev \
+		debian/files debian/debhelper-build-stamp \
 		debian/*.substvars debian/*.debhelper
 
 # libhapticd, the C client library (clients/c; docs/clients.md): built, installed, removed and

@@ -2,11 +2,12 @@
 # The install and the package, on the host: `make install` into a temporary prefix (what landed, the
 # paths substituted, `systemd-analyze verify`, `hapticd --check-config`, the man page against
 # `hapticd --help`), then `make deb` (contents, dependencies, maintainer scripts, version) and
-# lintian on it. Then the same package and a `make install` tree go to a booted Debian with systemd:
+# lintian on it, and on libhapticd1 and libhapticd-dev with a program built against the latter. Then
+# the packages, that program and a `make install` tree go to a booted Debian with systemd:
 # scripts/systemd-vm-test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh systemd make dpkg-dev debhelper lintian pkg-config libevdev-dev
+scripts/deps.sh systemd make dpkg-dev debhelper lintian pkg-config libevdev-dev libjansson-dev gcc libc6-dev
 T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/HapticDaemon/DaemonCore.swift)
@@ -59,6 +60,7 @@ for f in ./usr/bin/hapticd ./usr/bin/hapticctl ./lib/systemd/system/hapticd.serv
   check grep -qx -- "$f" "$T/contents"
 done
 check bash -c "! grep -q 'udev' '$T/contents'"
+check bash -c "! grep -q 'libhapticd\|/include/' '$T/contents'"     # the library is its own packages
 dpkg-deb -e "$deb" "$T/control"
 check grep -qx "/etc/hapticd/hapticd.toml" "$T/control/conffiles"
 depends=$(dpkg-deb -f "$deb" Depends)
@@ -78,14 +80,46 @@ check grep -q "systemd-sysusers.*hapticd.conf" "$T/control/postinst"
 check grep -q "systemd-tmpfiles.*--create hapticd.conf" "$T/control/postinst"
 check grep -q "deb-systemd-invoke stop 'hapticd.socket'" "$T/control/prerm"
 
-# 3. lintian: no errors and no warnings (informational tags are listed in docs/packaging.md).
+# 3. libhapticd: the shared library (libhapticd1, named after its SONAME) and the development files.
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+lib="dist/libhapticd1_${version}_${arch}.deb"
+dev="dist/libhapticd-dev_${version}_${arch}.deb"
+check test -f "$lib"
+check test -f "$dev"
+dpkg-deb -c "$lib" | awk '{print $6}' > "$T/lib-contents"
+dpkg-deb -c "$dev" | awk '{print $6}' > "$T/dev-contents"
+for f in "./usr/lib/$ma/libhapticd.so.1.0.0" "./usr/lib/$ma/libhapticd.so.1" ./usr/share/doc/libhapticd1/copyright; do
+  check grep -qx -- "$f" "$T/lib-contents"
+done
+check bash -c "! grep -q '\.a$\|\.h$\|\.pc$\|libhapticd\.so$' '$T/lib-contents'"
+for f in ./usr/include/hapticd.h "./usr/lib/$ma/libhapticd.so" "./usr/lib/$ma/libhapticd.a" "./usr/lib/$ma/pkgconfig/hapticd.pc"; do
+  check grep -qx -- "$f" "$T/dev-contents"
+done
+check grep -q "\blibjansson4\b" <<< "$(dpkg-deb -f "$lib" Depends)"
+check grep -q "libhapticd1 (= $version)" <<< "$(dpkg-deb -f "$dev" Depends)"
+check grep -q "\blibjansson-dev\b" <<< "$(dpkg-deb -f "$dev" Depends)"   # hapticd.pc: Requires.private: jansson
+check test "$(dpkg-deb -f "$lib" Multi-Arch)" = same
+dpkg-deb -e "$lib" "$T/lib-control"
+check grep -qx "libhapticd 1 libhapticd1 (>= $version)" "$T/lib-control/shlibs"
+check grep -q "ldconfig" "$T/lib-control/triggers"
+check grep -q "^ hapticd_connect@HAPTICD_1 " "$T/lib-control/symbols"
+dpkg-deb -x "$lib" "$T/dev"; dpkg-deb -x "$dev" "$T/dev"
+check bash -c "! readelf -d '$T/dev/usr/lib/$ma/libhapticd.so.1' | grep -q 'RPATH\|RUNPATH'"   # a system library has no run path
+check grep -qx "libdir=/usr/lib/$ma" "$T/dev/usr/lib/$ma/pkgconfig/hapticd.pc"
+# A program built against the development package alone, through its pkg-config file (with the
+# unpacked tree as the sysroot); the VM runs it against libhapticd1.
+check env PKG_CONFIG_SYSROOT_DIR="$T/dev" PKG_CONFIG_LIBDIR="$T/dev/usr/lib/$ma/pkgconfig:/usr/lib/$ma/pkgconfig:/usr/share/pkgconfig" \
+  bash -c 'cc -O2 -Wall examples/c/play-file.c $(pkg-config --cflags --libs hapticd) -o "$0/play-file"' "$T"
+check bash -c "readelf -d '$T/play-file' | grep NEEDED | grep -q 'libhapticd.so.1'"
+
+# 4. lintian: no errors and no warnings on any of the three (informational tags: docs/packaging.md).
 lintian_status=0
-lintian --fail-on error,warning "$deb" > "$T/lintian.log" 2>&1 || lintian_status=$?
+lintian --fail-on error,warning "$deb" "$lib" "$dev" > "$T/lintian.log" 2>&1 || lintian_status=$?
 cat "$T/lintian.log"
 check test "$lintian_status" -eq 0
 echo "systemd: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] || exit 1
 
-# 4. On a booted Debian with systemd.
+# 5. On a booted Debian with systemd.
 make install DESTDIR="$T/make-install" > "$T/install2.log" 2>&1 || { cat "$T/install2.log"; exit 1; }
-scripts/systemd-vm-test.sh "$deb" "$T/make-install"
+scripts/systemd-vm-test.sh "$deb" "$T/make-install" "$lib" "$T/play-file"

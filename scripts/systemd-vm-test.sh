@@ -8,9 +8,10 @@
 # Cached in $HAPTICD_VM_CACHE (default ~/.cache/hapticd-vm): the kernel (scripts/vm-kernel.sh) and the
 # root file system, an ext4 image made once by Tests/SystemdVM/rootfs.sh (debootstrap from Debian's
 # mirror: needs the network the first time) and never written to (qemu -snapshot).
-# Usage: scripts/systemd-vm-test.sh [DEB MAKE-INSTALL-TREE]
-#   Without arguments it runs `make deb` and `make install DESTDIR=...` itself; scripts/systemd-test.sh
-#   passes the ones it has just built and checked.
+# Usage: scripts/systemd-vm-test.sh [DEB MAKE-INSTALL-TREE LIBHAPTICD1-DEB PLAY-FILE]
+#   Without arguments it runs `make deb` and `make install DESTDIR=...` and builds the C example
+#   play-file against libhapticd itself; scripts/systemd-test.sh passes the ones it has just built and
+#   checked (play-file built against the libhapticd-dev package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -26,14 +27,21 @@ rm -rf "$work" && mkdir -p "$work/payload" "$work/initramfs/bin" "$work/initramf
 # 1. What is installed: the package and the make-install tree.
 deb=${1:-}
 tree=${2:-}
+libdeb=${3:-}
+playfile=${4:-}
 if [ -z "$deb" ]; then
-    scripts/deps.sh dpkg-dev debhelper make pkg-config libevdev-dev
+    scripts/deps.sh dpkg-dev debhelper make pkg-config libevdev-dev libjansson-dev
     make deb > "$work/deb.log" 2>&1 || { tail -20 "$work/deb.log"; vm_fail "make deb (log: $work/deb.log)"; }
     deb=$(ls -t dist/hapticd_*.deb | head -1)
+    libdeb=$(ls -t dist/libhapticd1_*.deb | head -1)
     tree="$work/make-install"
     make install DESTDIR="$tree" > "$work/install.log" 2>&1 || { tail -20 "$work/install.log"; vm_fail "make install"; }
+    playfile="$work/play-file"
+    gcc -O2 -Wall -Iclients/c/include examples/c/play-file.c -o "$playfile" -Lclients/c/build-deb -lhapticd \
+        || vm_fail "cannot build play-file"
 fi
 [ -f "$deb" ] && [ -d "$tree" ] || vm_fail "no package ($deb) or make-install tree ($tree)"
+[ -f "$libdeb" ] && [ -x "$playfile" ] || vm_fail "no libhapticd1 package ($libdeb) or play-file program ($playfile)"
 
 # 2. The root file system, built once per recipe and kernel.
 key=$( (cat Tests/SystemdVM/rootfs.sh; echo "$kpkg") | sha256sum | cut -c1-16)
@@ -51,7 +59,7 @@ img="$vm_cache/systemd-rootfs-bookworm-$key.img"
 
 # 3. The payload disk: the checks, the fixture pad, the package, the make-install tree.
 gcc -static -O2 -Wall -o "$work/payload/fakepad" Tests/VM/fakepad.c || vm_fail "cannot build the fixture pad"
-cp "$deb" Tests/SystemdVM/run.sh Tests/SystemdVM/motor.awk "$work/payload/"
+cp "$deb" "$libdeb" "$playfile" Tests/SystemdVM/run.sh Tests/SystemdVM/motor.awk "$work/payload/"
 tar --owner=0 --group=0 -C "$tree" -cf "$work/payload/make-install.tar" .
 size=$(( $(du -sm "$work/payload" | cut -f1) + 32 ))
 mkfs.ext4 -q -F -L payload -d "$work/payload" "$work/payload.img" "${size}M" > /dev/null

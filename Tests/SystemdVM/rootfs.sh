@@ -13,8 +13,9 @@ source "$(dirname "$0")/../../scripts/vm-kernel.sh"
 vm_kernel
 mirror=${HAPTICD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # systemd-sysv: systemd as /sbin/init. dbus: systemd-analyze and systemctl show use the bus.
-# libevdev2 and the C++ runtime: hapticd's run-time dependencies (see debian/control, dh_shlibdeps).
-packages=systemd,systemd-sysv,udev,dbus,kmod,procps,libevdev2,libstdc++6,libgcc-s1
+# libevdev2 and the C++ runtime: hapticd's run-time dependencies (see debian/control, dh_shlibdeps);
+# libjansson4: libhapticd1's.
+packages=systemd,systemd-sysv,udev,dbus,kmod,procps,libevdev2,libstdc++6,libgcc-s1,libjansson4
 root="$out.d"
 rm -rf "$root" "$out.tmp"
 mkdir -p "$root"

@@ -176,6 +176,31 @@ check_socket_activation() {
 }
 check socket_activation
 
+check_feedback_from_library() {
+    # UIKit-style feedback plays the package's library patterns (impact-heavy.ahap).
+    local from out
+    from=$(pad_lines)
+    out=$(as alice "$HAPTICCTL" feedback impact heavy 2>&1) || because "alice: hapticctl feedback impact heavy: $out" || return 1
+    wait_until 30 rumbled_since "$from" || because "the pad log shows no rumble"
+}
+check feedback_from_library
+
+check_libhapticd_client() {
+    # libhapticd1 from its package, and a program built against libhapticd-dev (examples/c/play-file.c),
+    # run by alice: the library finds the system socket and the pattern plays.
+    local from out libdeb
+    libdeb=$(ls "$P"/libhapticd1_*.deb)
+    cp "$libdeb" /tmp/
+    DEBIAN_FRONTEND=noninteractive timed apt-get install -y "/tmp/$(basename "$libdeb")" > "$T/apt-lib.log" 2>&1 \
+        || because "apt-get install libhapticd1: $(tail -3 "$T/apt-lib.log" | tr '\n' ' ')" || return 1
+    ldd "$P/play-file" | grep -qE "libhapticd.so.1 => (/usr)?/lib/[a-z0-9_]+-linux-gnu/libhapticd.so.1 " \
+        || because "play-file does not use the packaged library: $(ldd "$P/play-file" | tr '\n' ' ')" || return 1
+    from=$(pad_lines)
+    out=$(as alice "$P/play-file" heartbeat 2>&1) || because "alice: play-file heartbeat: $out" || return 1
+    wait_until 30 rumbled_since "$from" || because "the pad log shows no rumble"
+}
+check libhapticd_client
+
 check_dynamic_user() {
     local pid uid groups input_gid
     pid=$(main_pid)
