@@ -1,28 +1,59 @@
-# hapticd: build, test, install.
-#   make               release build
-#   make test          every test (scripts/test.sh: unit, end-to-end, CLI, real-kernel VM)
+# hapticd: build, test, install, package.
+#   make               release build of hapticd and hapticctl, man pages, shell completions
+#   make test          every test (scripts/test.sh)
 #   make fuzz          long fuzzing campaigns, FUZZ_TIME seconds per target (docs/robustness.md)
 #   make soak          the soak test for SOAK_TIME seconds (docs/robustness.md)
-#   make install       PREFIX=/usr/local DESTDIR= (binaries, units, config, patterns, udev rule)
+#   make install       PREFIX=/usr/local DESTDIR= (binaries, units, config, patterns, man pages, ...)
+#                      then: systemctl daemon-reload && systemd-sysusers && systemctl enable --now hapticd.socket
+#   make deb           dist/hapticd, libhapticd1, libhapticd-dev _<version>_<arch>.deb, with debian/
+#                      (dpkg-buildpackage; docs/packaging.md)
+#
+# The binaries link the Swift runtime statically (--static-swift-stdlib): they need only glibc,
+# libstdc++, libgcc_s and libevdev at run time, all Debian packages, and no Swift toolchain.
 PREFIX ?= /usr/local
 DESTDIR ?=
-BINDIR = $(PREFIX)/bin
-SHAREDIR = $(PREFIX)/share
+BINDIR ?= $(PREFIX)/bin
+SHAREDIR ?= $(PREFIX)/share
+MANDIR ?= $(SHAREDIR)/man
+DOCDIR ?= $(SHAREDIR)/doc/hapticd
 SYSCONFDIR ?= /etc
-UNITDIR ?= /etc/systemd/system
-UDEVDIR ?= /etc/udev/rules.d
+# systemd reads units, sysusers.d and tmpfiles.d from /usr/local/lib/... as well as /usr/lib/...
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+BASHCOMPDIR ?= $(SHAREDIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(SHAREDIR)/zsh/site-functions
+FISHCOMPDIR ?= $(SHAREDIR)/fish/vendor_completions.d
 SWIFT ?= swift
+SWIFT_BUILD = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath
+BIN = $(shell $(SWIFT_BUILD) --show-bin-path)
+GEN = .build/generated
+# The version the daemon reports; debian/changelog must agree (scripts/systemd-test.sh checks).
+VERSION = $(shell sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/HapticDaemon/DaemonCore.swift)
+# Man page date: the package's changelog date, so that a rebuild gives the same page.
+MANDATE = $(shell date -u -d "@$$(dpkg-parsechangelog -STimestamp 2>/dev/null || date +%s)" +%Y-%m-%d)
 
 FUZZ_TIME ?= 3600
 SOAK_TIME ?= 600
 
-.PHONY: all build test fuzz soak install uninstall demo clean
+.PHONY: all build generated test fuzz soak install uninstall deb demo clean
 
-all: build
+all: build generated
 
 build:
-	$(SWIFT) build -c release --product hapticd
-	$(SWIFT) build -c release --product hapticctl
+	$(SWIFT_BUILD) --product hapticd
+	$(SWIFT_BUILD) --product hapticctl
+
+# hapticctl(1) comes from its argument parser (swift-argument-parser's generate-manual); hapticd(8),
+# which has more to say about files, signals and systemd than about options, is written (man/).
+generated: build
+	$(SWIFT_BUILD) --product generate-manual
+	rm -rf $(GEN) && mkdir -p $(GEN)/man $(GEN)/completions
+	"$(BIN)/generate-manual" "$(BIN)/hapticctl" --section 1 --date $(MANDATE) --output-directory $(GEN)/man
+	# Completion files are sourced, not run: no #! line (Debian's bash-completion policy).
+	for shell in bash zsh fish; do for tool in hapticctl hapticd; do \
+	  "$(BIN)/$$tool" --generate-completion-script $$shell | sed '1{/^#!/d}' > $(GEN)/completions/$$tool.$$shell || exit 1; \
+	done; done
 
 test:
 	bash scripts/test.sh
@@ -36,36 +67,64 @@ soak:
 demo:
 	bash scripts/demo.sh
 
-install: build
+install: build generated
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/hapticd/patterns $(DESTDIR)$(SYSCONFDIR)/hapticd/patterns \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SHAREDIR)/doc/hapticd \
-		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d $(DESTDIR)$(PREFIX)/lib/sysusers.d
-	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/hapticd" $(DESTDIR)$(BINDIR)/hapticd
-	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/hapticctl" $(DESTDIR)$(BINDIR)/hapticctl
-	install -m 0644 config/patterns/*.ahap $(DESTDIR)$(SHAREDIR)/hapticd/patterns/
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0755 "$(BIN)/hapticd" "$(BIN)/hapticctl" $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(wildcard config/patterns/*.ahap config/patterns/*.haptic) $(DESTDIR)$(SHAREDIR)/hapticd/patterns/
 	# The installed config names where this install put the patterns (an existing config is kept).
 	test -e $(DESTDIR)$(SYSCONFDIR)/hapticd/hapticd.toml || \
 	  sed -e 's|^#directories = .*|directories = ["$(SHAREDIR)/hapticd/patterns", "$(SYSCONFDIR)/hapticd/patterns"]|' \
 	    config/hapticd.toml > $(DESTDIR)$(SYSCONFDIR)/hapticd/hapticd.toml
-	sed -e 's|/usr/local/bin/hapticd|$(BINDIR)/hapticd|' \
-	    -e 's|/etc/hapticd/hapticd.toml|$(SYSCONFDIR)/hapticd/hapticd.toml|' \
-	    -e 's|/usr/share/doc/hapticd|$(SHAREDIR)/doc/hapticd|' systemd/hapticd.service > $(DESTDIR)$(UNITDIR)/hapticd.service
-	sed -e 's|/usr/share/doc/hapticd|$(SHAREDIR)/doc/hapticd|' systemd/hapticd.socket > $(DESTDIR)$(UNITDIR)/hapticd.socket
-	chmod 0644 $(DESTDIR)$(UNITDIR)/hapticd.service $(DESTDIR)$(UNITDIR)/hapticd.socket
-	install -m 0644 systemd/70-hapticd.rules $(DESTDIR)$(UDEVDIR)/70-hapticd.rules
-	install -m 0644 systemd/hapticd.tmpfiles $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/hapticd.conf
-	install -m 0644 systemd/hapticd.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/hapticd.conf
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(SHAREDIR)/doc/hapticd/
-	@echo "installed; now: systemctl daemon-reload && systemctl enable --now hapticd.socket"
+	chmod 0644 $(DESTDIR)$(SYSCONFDIR)/hapticd/hapticd.toml
+	sed -e 's|/usr/bin/hapticd|$(BINDIR)/hapticd|' -e 's|/etc/hapticd|$(SYSCONFDIR)/hapticd|g' \
+	    systemd/hapticd.service > $(DESTDIR)$(UNITDIR)/hapticd.service
+	install -m 0644 systemd/hapticd.socket $(DESTDIR)$(UNITDIR)/hapticd.socket
+	chmod 0644 $(DESTDIR)$(UNITDIR)/hapticd.service
+	install -m 0644 systemd/hapticd.sysusers $(DESTDIR)$(SYSUSERSDIR)/hapticd.conf
+	sed -e 's|/etc/hapticd|$(SYSCONFDIR)/hapticd|g' systemd/hapticd.tmpfiles > $(DESTDIR)$(TMPFILESDIR)/hapticd.conf
+	chmod 0644 $(DESTDIR)$(TMPFILESDIR)/hapticd.conf
+	sed 's/@VERSION@/$(VERSION)/' man/hapticd.8 > $(DESTDIR)$(MANDIR)/man8/hapticd.8
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/hapticd.8
+	install -m 0644 $(GEN)/man/hapticctl.1 $(DESTDIR)$(MANDIR)/man1/hapticctl.1
+	install -m 0644 $(GEN)/completions/hapticctl.bash $(DESTDIR)$(BASHCOMPDIR)/hapticctl
+	install -m 0644 $(GEN)/completions/hapticd.bash $(DESTDIR)$(BASHCOMPDIR)/hapticd
+	install -m 0644 $(GEN)/completions/hapticctl.zsh $(DESTDIR)$(ZSHCOMPDIR)/_hapticctl
+	install -m 0644 $(GEN)/completions/hapticd.zsh $(DESTDIR)$(ZSHCOMPDIR)/_hapticd
+	install -m 0644 $(GEN)/completions/hapticctl.fish $(DESTDIR)$(FISHCOMPDIR)/hapticctl.fish
+	install -m 0644 $(GEN)/completions/hapticd.fish $(DESTDIR)$(FISHCOMPDIR)/hapticd.fish
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	@echo "installed; now: systemctl daemon-reload && systemd-sysusers && systemctl enable --now hapticd.socket"
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/hapticd $(DESTDIR)$(BINDIR)/hapticctl $(DESTDIR)$(UNITDIR)/hapticd.service \
-		$(DESTDIR)$(UNITDIR)/hapticd.socket $(DESTDIR)$(UDEVDIR)/70-hapticd.rules \
-		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d/hapticd.conf $(DESTDIR)$(PREFIX)/lib/sysusers.d/hapticd.conf
-	rm -rf $(DESTDIR)$(SHAREDIR)/hapticd $(DESTDIR)$(SHAREDIR)/doc/hapticd
+	-systemctl disable --now hapticd.socket hapticd.service 2>/dev/null
+	rm -f $(DESTDIR)$(BINDIR)/hapticd $(DESTDIR)$(BINDIR)/hapticctl \
+		$(DESTDIR)$(UNITDIR)/hapticd.service $(DESTDIR)$(UNITDIR)/hapticd.socket \
+		$(DESTDIR)$(SYSUSERSDIR)/hapticd.conf $(DESTDIR)$(TMPFILESDIR)/hapticd.conf \
+		$(DESTDIR)$(MANDIR)/man8/hapticd.8 $(DESTDIR)$(MANDIR)/man1/hapticctl.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/hapticctl $(DESTDIR)$(BASHCOMPDIR)/hapticd \
+		$(DESTDIR)$(ZSHCOMPDIR)/_hapticctl $(DESTDIR)$(ZSHCOMPDIR)/_hapticd \
+		$(DESTDIR)$(FISHCOMPDIR)/hapticctl.fish $(DESTDIR)$(FISHCOMPDIR)/hapticd.fish
+	rm -rf $(DESTDIR)$(SHAREDIR)/hapticd $(DESTDIR)$(DOCDIR)
+	@echo "kept $(SYSCONFDIR)/hapticd (configuration and your patterns)"
+
+# dpkg-buildpackage runs debian/rules, which runs `make install` into the package tree. The results
+# land in dist/ instead of the parent directory.
+deb:
+	@test "$$(dpkg-parsechangelog -SVersion)" = "$(VERSION)" || { echo "debian/changelog is at $$(dpkg-parsechangelog -SVersion) but hapticd at $(VERSION): add a changelog entry (dch -v $(VERSION))" >&2; exit 1; }
+	mkdir -p dist
+	HAPTICD_DEB_DESTDIR=$(CURDIR)/dist dpkg-buildpackage --build=binary --no-sign --no-pre-clean \
+		--buildinfo-file=dist/hapticd_$(VERSION)_$$(dpkg-architecture -qDEB_HOST_ARCH).buildinfo \
+		--changes-file=dist/hapticd_$(VERSION)_$$(dpkg-architecture -qDEB_HOST_ARCH).changes \
+		--buildinfo-option=-udist --changes-option=-udist
+	@ls dist/*_$(VERSION)_*.deb
 
 clean:
-	rm -rf .build .build-vm Fuzzing/.build Fuzzing/.build-release
+	rm -rf .build .build-vm Fuzzing/.build Fuzzing/.build-release dist debian/.debhelper debian/tmp debian/hapticd debian/libhapticd1 debian/libhapticd-dev \
+		debian/files debian/debhelper-build-stamp \
+		debian/*.substvars debian/*.debhelper
 
 # libhapticd, the C client library (clients/c; docs/clients.md): built, installed, removed and
 # cleaned with the daemon — hapticd.h, libhapticd.so.1 and .a, and hapticd.pc under $(PREFIX).

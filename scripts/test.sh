@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: the Swift unit and end-to-end tests, the command-line checks, the install and
-# systemd unit checks, and the real-kernel tests in a qemu VM. Installs what it needs from Debian first. Usage: scripts/test.sh
+# Runs every test: the Swift unit and end-to-end tests, the command-line checks, the install, the
+# Debian package and the service on a booted Debian with systemd (a qemu VM), and the real-kernel
+# tests in a qemu VM. Installs what it needs from Debian first. Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh librsvg2-bin libevdev-dev pkg-config systemd make socat

@@ -12,26 +12,12 @@ fail() { echo "vm-test: FAILED: $*" >&2; exit 1; }
 
 scripts/deps.sh qemu-system-x86 busybox-static libevdev-dev gcc libc6-dev pkg-config
 
-cache="${HAPTICD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hapticd-vm}"
-mkdir -p "$cache"
-
-# 1. The kernel: the package linux-image-amd64 depends on, unpacked, not installed.
-kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-if [ -z "$kpkg" ]; then
-    apt-get update -qq || true
-    kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-fi
-[ -n "$kpkg" ] || fail "cannot find the Debian kernel package (apt-cache depends linux-image-amd64 gave nothing)"
-kdir="$cache/$kpkg"
-if [ ! -d "$kdir/boot" ]; then
-    echo "vm-test: downloading $kpkg (cached in $cache)"
-    ( cd "$cache" && rm -f "$kpkg"_*.deb && apt-get download "$kpkg" >/dev/null 2>&1 ) || fail "apt-get download $kpkg failed"
-    rm -rf "$kdir.tmp" && dpkg -x "$cache/$kpkg"_*.deb "$kdir.tmp" && mv "$kdir.tmp" "$kdir"
-    rm -f "$cache/$kpkg"_*.deb
-fi
-vmlinuz=$(ls "$kdir"/boot/vmlinuz-* | head -1)
-kver=${vmlinuz##*/vmlinuz-}
-moddir="$kdir/lib/modules/$kver/kernel/drivers/input"
+# 1. The kernel: the package linux-image-amd64 depends on, unpacked, not installed (shared with
+# scripts/systemd-vm-test.sh).
+vm_fail() { fail "$@"; }
+source scripts/vm-kernel.sh
+vm_kernel
+moddir="$kmoddir/kernel/drivers/input"
 [ -f "$moddir/evdev.ko" ] && [ -f "$moddir/misc/uinput.ko" ] || fail "evdev.ko or uinput.ko missing from $kpkg"
 kmods="$kdir/lib/modules/$kver/kernel"
 
