@@ -4,6 +4,13 @@ import Testing
 let a = MotorMagnitudes(strong: 10000, weak: 20000)
 let b = MotorMagnitudes(strong: 30000, weak: 1000)
 
+/// A slow pad at full resolution: the pacing mechanics without any driver's quantization.
+let slowPad: DeviceProfile = {
+    var p = DeviceProfile.generic
+    p.minimumUpdateInterval = 0.060
+    return p
+}()
+
 @Suite struct PacerTests {
     @Test func writesAtMostOncePerInterval() {
         var pacer = Pacer(profile: .generic)  // 10 ms
@@ -33,13 +40,34 @@ let b = MotorMagnitudes(strong: 30000, weak: 1000)
         #expect(pacer.offer(MotorMagnitudes(strong: 0x12FF, weak: 0), at: 0.1) == nil, "the pad could not feel it")
         #expect(!pacer.hasPendingOutput)
         #expect(pacer.offer(MotorMagnitudes(strong: 0x1300, weak: 0), at: 0.2) == .set(MotorMagnitudes(strong: 0x1313, weak: 0)))
-        var xbox = Pacer(profile: .xboxOneUSB)  // 0…100
-        _ = xbox.offer(MotorMagnitudes(strong: 32768, weak: 0), at: 0)
-        #expect(xbox.offer(MotorMagnitudes(strong: 32900, weak: 0), at: 0.1) == nil)
+        var xbox = Pacer(profile: .xboxBluetooth)  // 0…100, rounded down as hid-microsoft does
+        #expect(xbox.offer(MotorMagnitudes(strong: 32768, weak: 0), at: 0) == .set(MotorMagnitudes(strong: 32768, weak: 0)))
+        #expect(xbox.offer(MotorMagnitudes(strong: 33421, weak: 0), at: 0.1) == nil, "still level 50")
+        #expect(xbox.offer(MotorMagnitudes(strong: 33423, weak: 0), at: 0.2) == .set(MotorMagnitudes(strong: 33423, weak: 0)), "level 51")
+    }
+
+    @Test func onOffMotorsAreWrittenOnlyWhenTheyTurnOnOrOff() {
+        // DualShock 3: the weak motor is on from magnitude 256 (hid-sony keeps magnitude / 256).
+        var ds3 = Pacer(profile: .dualShock3)
+        #expect(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 255), at: 0) == .set(MotorMagnitudes(strong: 0x4040, weak: 0)))
+        #expect(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 256), at: 0.1) == .set(MotorMagnitudes(strong: 0x4040, weak: 0xFFFF)))
+        #expect(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 60000), at: 0.2) == nil, "on is on")
+        // BigBen: any non-zero weak magnitude turns its motor on.
+        var bigben = Pacer(profile: .bigben)
+        #expect(bigben.offer(MotorMagnitudes(strong: 0, weak: 1), at: 0) == .set(MotorMagnitudes(strong: 0, weak: 0xFFFF)))
+    }
+
+    @Test func switchValuesWithinOneAmplitudeStepAreNotWritten() {
+        var pacer = Pacer(profile: .switchProUSB)
+        // 29600 and 30000 are the same hid-nintendo step (amplitude 460, magnitudes 29468…30120): the
+        // pad could not feel the difference. 30400 is the next step (470).
+        #expect(pacer.offer(MotorMagnitudes(strong: 29600, weak: 0), at: 0) == .set(MotorMagnitudes(strong: 30056, weak: 0)))
+        #expect(pacer.offer(MotorMagnitudes(strong: 30000, weak: 0), at: 0.08) == nil)
+        #expect(pacer.offer(MotorMagnitudes(strong: 30400, weak: 0), at: 0.16) == .set(MotorMagnitudes(strong: 30710, weak: 0)))
     }
 
     @Test func aTransientShorterThanTheIntervalIsNotLost() {
-        var pacer = Pacer(profile: .switchProBluetooth)  // 60 ms
+        var pacer = Pacer(profile: slowPad)  // 60 ms
         #expect(pacer.offer(a, at: 0) == .set(a))
         let spike = MotorMagnitudes(strong: 60000, weak: 50000)
         #expect(pacer.offer(spike, at: 0.010) == nil)
@@ -50,7 +78,7 @@ let b = MotorMagnitudes(strong: 30000, weak: 1000)
     }
 
     @Test func fallsAndStopsFollowTheLatestValue() {
-        var pacer = Pacer(profile: .switchProBluetooth)
+        var pacer = Pacer(profile: slowPad)
         _ = pacer.offer(b, at: 0)
         #expect(pacer.offer(MotorMagnitudes(strong: 10000, weak: 500), at: 0.01) == nil, "lower on both motors")
         #expect(pacer.offer(.zero, at: 0.02) == nil)
@@ -93,7 +121,7 @@ let b = MotorMagnitudes(strong: 30000, weak: 1000)
 
     @Test func theFinalZeroIsWrittenEvenWhenItMustWait() throws {
         let clock = ManualClock()
-        let engine = HapticEngine(profile: .switchProBluetooth, clock: clock)
+        let engine = HapticEngine(profile: slowPad, clock: clock)
         let pipeline = PadPipeline(engine: engine)
         engine.start()
         try engine.start(engine.makePlayer(strongPattern(duration: 0.01)))

@@ -101,7 +101,7 @@ import Testing
         ("[devices.gain]\ndefault = 2", "devices.gain.default: 2.0 is out of range 0.0…1.0"),
         ("[[devices.profile]]\nvendor = 1\nproduct = 2", "devices.profile[0].name: missing: every profile has a name"),
         ("[[devices.profile]]\nname = \"x\"\nquantization = \"bits4\"", "devices.profile[0].quantization: expected \"full\", \"bits8\" or \"percent\", found \"bits4\""),
-        ("[[devices.profile]]\nname = \"x\"\nbase = \"nope\"", "devices.profile[0].base: no built-in profile named \"nope\" (known: xbox360, xbox-one-usb, xbox-bluetooth, dualshock4, dualsense, switch-pro-usb, switch-pro-bluetooth, generic)"),
+        ("[[devices.profile]]\nname = \"x\"\nbase = \"nope\"", "devices.profile[0].base: no built-in profile named \"nope\" (known: xbox360, xbox-one-usb, xbox-bluetooth, dualshock4, dualshock4-bluetooth, dualshock3, dualshock3-bluetooth, dualsense, dualsense-bluetooth, bigben, switch-pro-usb, switch-pro-bluetooth, generic)"),
         ("[[devices.profile]]\nname = \"x\"\nvendor = 1", "devices.profile[0]: vendor and product go together"),
     ])
     func badKeysAndValuesAreErrorsNamingTheKey(text: String, message: String) {

@@ -64,7 +64,7 @@ public struct Pacer: Sendable {
 
     /// What the pad will really play of `value` (the profile's quantization).
     public func quantized(_ value: MotorMagnitudes) -> MotorMagnitudes {
-        MotorMagnitudes(strong: profile.quantization.apply(value.strong), weak: profile.quantization.apply(value.weak))
+        profile.quantize(value)
     }
 
     /// The earliest time from `now` on at which a write is allowed.
