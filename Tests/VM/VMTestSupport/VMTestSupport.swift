@@ -80,3 +80,50 @@ public func motorRunning(_ entries: [PadEntry]) -> Bool {
     }
     return running
 }
+
+/// CLOCK_MONOTONIC in seconds: the clock the fixtures stamp their logs with and hapticd's traces use.
+public func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Reads a growing text file line by line, only what was appended since the last call: cheap enough to
+/// poll every few milliseconds inside the VM (one CPU, shared with what is being measured).
+public final class LineTail {
+    public let path: String
+    private var file: UnsafeMutablePointer<FILE>?
+    private var partial = ""
+    public private(set) var lines: [String] = []
+
+    public init(path: String) { self.path = path }
+    deinit { if let f = file { fclose(f) } }
+
+    /// Appends the complete lines written since the last call to `lines`; returns how many came.
+    @discardableResult
+    public func poll() -> Int {
+        if file == nil { file = fopen(path, "r") }
+        guard let f = file else { return 0 }
+        clearerr(f)
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let before = lines.count
+        while fgets(&buffer, Int32(buffer.count), f) != nil {
+            let chunk = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if chunk.hasSuffix("\n") {
+                lines.append(partial + String(chunk.dropLast()))
+                partial = ""
+            } else {
+                partial += chunk
+            }
+        }
+        return lines.count - before
+    }
+}
+
+/// The `p`-th percentile (0…100) of the values, nearest rank; nil when empty.
+public func percentile(_ values: [Double], _ p: Double) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let sorted = values.sorted()
+    let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+    return sorted[min(max(rank - 1, 0), sorted.count - 1)]
+}
