@@ -96,6 +96,9 @@ import Testing
         case .full: 1
         case .bits8: 257
         case .percent: 656
+        // hid-nintendo's widest step: amplitude 981 → 1003, 22/1003 of full scale.
+        case .switchAmplitude: 1438
+        case .onOff, .onOffBits8: 65535
         }
     }
 
