@@ -5,7 +5,8 @@
 #
 # It never skips silently: when it cannot run, it fails and says why.
 # Downloads (the kernel package) are cached in $HAPTICD_VM_CACHE (default ~/.cache/hapticd-vm).
-# HAPTICD_VM_ONLY=NAME runs only the scenarios whose file name contains NAME (for iterating; CI runs all).
+# HAPTICD_VM_ONLY=NAME runs only the scenarios whose file name contains NAME, HAPTICD_VM_PADS=TYPE,…
+# only those emulated pads in 40-drivers (for iterating; CI runs all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -97,7 +98,7 @@ echo "vm-test: booting $kpkg under qemu (TCG)"
 start=$(date +%s)
 timeout 600 qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
-    -append "console=ttyS0 quiet panic=-1" > "$work/console.log" 2>&1 || true
+    -append "console=ttyS0 quiet panic=-1${HAPTICD_VM_PADS:+ vmtest.pads=$HAPTICD_VM_PADS}" > "$work/console.log" 2>&1 || true
 echo "vm-test: VM ran $(( $(date +%s) - start )) s"
 tr -d '\r' < "$work/console.log" > "$work/console.txt"
 grep -q "VM-BOOTED" "$work/console.txt" || { tail -30 "$work/console.txt"; fail "the VM did not boot"; }

@@ -19,6 +19,13 @@ xbox-series-bt:xbox-bluetooth:full
 xbox-one-s-bt:xbox-bluetooth:light
 bigben:bigben:full
 "
+# Kernel parameter vmtest.pads=TYPE,TYPE (HAPTICD_VM_PADS=… scripts/vm-test.sh) keeps only those pads.
+only=$(sed -n 's/.*vmtest\.pads=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')
+if [ -n "$only" ]; then
+    kept=""
+    for p in $PADS; do case " $only " in *" ${p%%:*} "*) kept="$kept $p" ;; esac; done
+    PADS=$kept
+fi
 types=""
 for p in $PADS; do types="$types ${p%%:*}"; done
 # The stall monitor tells a VM that stood still (host load) from a slow driver.
@@ -30,7 +37,7 @@ status=$?
 echo "VM stalls over 20 ms: $(grep -c STALL /tmp/stalls.log), longest $(sed -n 's/.*gap_ms=//p' /tmp/stalls.log | sort -n | tail -1) ms"
 kill $stallmon
 if [ $status -ne 0 ]; then
-    for t in $types; do echo "--- $t (last lines)"; tail -8 /tmp/pads/$t.log; done
+    for t in $types; do echo "--- $t (last lines)"; tail -20 /tmp/pads/$t.log; done
     dmesg | grep -i -E "playstation|sony|nintendo|microsoft|bigben|uhid" | tail -20
 fi
 stop_pads /tmp/pads
