@@ -80,11 +80,16 @@ public final class RumbleDevice {
         try writeEvent(code: UInt16(bitPattern: id), value: 0, operation: .stop)
     }
 
-    /// Sends the current magnitudes again, for pads that stop on their own: an in-place upload of the
-    /// same values, which ff-memless turns into one report (a new play would send two).
+    /// Sends the current magnitudes again (pads that stop on their own; the settling re-send): an
+    /// in-place upload of the same values, which ff-memless turns into one report (a new play would
+    /// send two). Zero is re-sent only where it was uploaded (`keepsEffectPlaying`): a stop needs none.
     public func refresh() throws(DeviceError) {
         try requireOpen(.play)
-        guard !current.isZero, let id = effectID else { return }
+        if current.isZero {
+            if keepsEffectPlaying && isPlaying { try upload(.zero) }
+            return
+        }
+        guard let id = effectID else { return }
         try upload(current)
         if !isPlaying {
             try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)

@@ -4,6 +4,12 @@ import Testing
 let a = MotorMagnitudes(strong: 10000, weak: 20000)
 let b = MotorMagnitudes(strong: 30000, weak: 1000)
 
+/// Whether the pacer gave the pad a new value (a re-send of the current one is not).
+func isNewValue(_ w: Pacer.Write?) -> Bool {
+    if case .set? = w { return true }
+    return false
+}
+
 /// A slow pad at full resolution: the pacing mechanics without any driver's quantization.
 let slowPad: DeviceProfile = {
     var p = DeviceProfile.generic
@@ -37,12 +43,12 @@ let slowPad: DeviceProfile = {
     @Test func noWriteWhenNothingChangedAfterQuantization() {
         var pacer = Pacer(profile: .dualSense)  // 8-bit
         #expect(pacer.offer(MotorMagnitudes(strong: 0x1234, weak: 0), at: 0) == .set(MotorMagnitudes(strong: 0x1212, weak: 0)))
-        #expect(pacer.offer(MotorMagnitudes(strong: 0x12FF, weak: 0), at: 0.1) == nil, "the pad could not feel it")
+        #expect(!isNewValue(pacer.offer(MotorMagnitudes(strong: 0x12FF, weak: 0), at: 0.1)), "the pad could not feel it")
         #expect(!pacer.hasPendingOutput)
         #expect(pacer.offer(MotorMagnitudes(strong: 0x1300, weak: 0), at: 0.2) == .set(MotorMagnitudes(strong: 0x1313, weak: 0)))
         var xbox = Pacer(profile: .xboxBluetooth)  // 0…100, rounded down as hid-microsoft does
         #expect(xbox.offer(MotorMagnitudes(strong: 32768, weak: 0), at: 0) == .set(MotorMagnitudes(strong: 32768, weak: 0)))
-        #expect(xbox.offer(MotorMagnitudes(strong: 33421, weak: 0), at: 0.1) == nil, "still level 50")
+        #expect(!isNewValue(xbox.offer(MotorMagnitudes(strong: 33421, weak: 0), at: 0.1)), "still level 50")
         #expect(xbox.offer(MotorMagnitudes(strong: 33423, weak: 0), at: 0.2) == .set(MotorMagnitudes(strong: 33423, weak: 0)), "level 51")
     }
 
@@ -51,7 +57,7 @@ let slowPad: DeviceProfile = {
         var ds3 = Pacer(profile: .dualShock3)
         #expect(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 255), at: 0) == .set(MotorMagnitudes(strong: 0x4040, weak: 0)))
         #expect(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 256), at: 0.1) == .set(MotorMagnitudes(strong: 0x4040, weak: 0xFFFF)))
-        #expect(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 60000), at: 0.2) == nil, "on is on")
+        #expect(!isNewValue(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 60000), at: 0.2)), "on is on")
         // BigBen: any non-zero weak magnitude turns its motor on.
         var bigben = Pacer(profile: .bigben)
         #expect(bigben.offer(MotorMagnitudes(strong: 0, weak: 1), at: 0) == .set(MotorMagnitudes(strong: 0, weak: 0xFFFF)))
@@ -62,7 +68,7 @@ let slowPad: DeviceProfile = {
         // 29600 and 30000 are the same hid-nintendo step (amplitude 460, magnitudes 29468…30120): the
         // pad could not feel the difference. 30400 is the next step (470).
         #expect(pacer.offer(MotorMagnitudes(strong: 29600, weak: 0), at: 0) == .set(MotorMagnitudes(strong: 30056, weak: 0)))
-        #expect(pacer.offer(MotorMagnitudes(strong: 30000, weak: 0), at: 0.08) == nil)
+        #expect(!isNewValue(pacer.offer(MotorMagnitudes(strong: 30000, weak: 0), at: 0.08)))
         #expect(pacer.offer(MotorMagnitudes(strong: 30400, weak: 0), at: 0.16) == .set(MotorMagnitudes(strong: 30710, weak: 0)))
     }
 
@@ -86,7 +92,9 @@ let slowPad: DeviceProfile = {
     }
 
     @Test func padsThatStopOnTheirOwnAreRefreshed() {
-        var pacer = Pacer(profile: .dualShock4)  // refresh every 2 s
+        var profile = DeviceProfile.dualShock4  // refresh every 2 s
+        profile.settles = false
+        var pacer = Pacer(profile: profile)
         let q = MotorMagnitudes(strong: 0x4040, weak: 0x8080)
         #expect(pacer.offer(q, at: 0) == .set(q))
         #expect(pacer.nextDeadline == 2.0)
@@ -97,6 +105,25 @@ let slowPad: DeviceProfile = {
         var generic = Pacer(profile: .generic)
         _ = generic.offer(q, at: 0)
         #expect(generic.offer(q, at: 10) == nil, "pads that keep going are not refreshed")
+    }
+
+    /// ff-memless can lose an in-place update (its timer may send the old values); a settling profile
+    /// sends the last value of a burst once more, one interval after it was written — zero included.
+    @Test func theLastValueOfABurstIsSentOnceMore() {
+        var pacer = Pacer(profile: .dualSense)  // 8 ms, settles
+        #expect(pacer.offer(a, at: 0) == .set(pacer.quantized(a)))
+        #expect(pacer.nextDeadline == 0.008)
+        #expect(pacer.offer(a, at: 0.004) == nil)
+        #expect(pacer.offer(b, at: 0.008) == .set(pacer.quantized(b)), "a change moves the re-send")
+        #expect(pacer.offer(b, at: 0.012) == nil)
+        #expect(pacer.offer(b, at: 0.016) == .refresh(pacer.quantized(b)))
+        #expect(pacer.nextDeadline == nil, "once")
+        #expect(pacer.offer(b, at: 1) == nil)
+        #expect(pacer.offer(.zero, at: 1.1) == .set(.zero))
+        #expect(pacer.offer(.zero, at: 1.108) == .refresh(.zero), "zero too: where it is uploaded, the device sends it again")
+        var generic = Pacer(profile: .generic)
+        _ = generic.offer(a, at: 0)
+        #expect(generic.nextDeadline == nil && generic.offer(a, at: 1) == nil, "profiles that do not settle do not")
     }
 }
 

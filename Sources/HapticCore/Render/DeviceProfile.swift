@@ -118,6 +118,11 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     /// where (re)starting an effect costs more reports than updating it (hid-nintendo: a play is sent
     /// twice by ff-memless, and every report it queues holds its 25 ms link). docs/devices.md.
     public var keepsEffectPlaying: Bool
+    /// Send the last value of a burst once more, one interval after it was written. The kernel's
+    /// ff-memless (behind every driver here) can lose an in-place update: its timer may run before
+    /// ff-core has stored the new effect, send the old values, and not run again. The re-send reaches
+    /// the pad with the stored, new values. docs/devices.md.
+    public var settles: Bool
     public var transientPulse: TransientPulse
     /// Lowest magnitude (0…1) at which each motor still spins; non-zero output is lifted above it.
     public var strongFloor: Double
@@ -126,7 +131,7 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     public init(
         name: String, displayName: String, matches: [Match] = [], minimumUpdateInterval: Double,
         quantization: Quantization = .full, weakQuantization: Quantization? = nil, refreshInterval: Double? = nil,
-        keepsEffectPlaying: Bool = false,
+        keepsEffectPlaying: Bool = false, settles: Bool = false,
         transientPulse: TransientPulse = .init(sharp: 0.030, dull: 0.080, minimum: 0.020),
         strongFloor: Double = 0, weakFloor: Double = 0
     ) {
@@ -138,6 +143,7 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         self.weakQuantization = weakQuantization
         self.refreshInterval = refreshInterval
         self.keepsEffectPlaying = keepsEffectPlaying
+        self.settles = settles
         self.transientPulse = transientPulse
         self.strongFloor = strongFloor
         self.weakFloor = weakFloor
@@ -199,7 +205,7 @@ extension DeviceProfile {
         },
         // hid-microsoft: ff-memless, 0…100 rounded down. The driver drains a report per jiffy; the
         // firmware is what limits (about 100 updates/s, 20–50 ms gaps on older firmware: xpadneo).
-        minimumUpdateInterval: 0.020, quantization: .percent,
+        minimumUpdateInterval: 0.020, quantization: .percent, settles: true,
         transientPulse: .init(sharp: 0.040, dull: 0.090, minimum: 0.040), strongFloor: 0.06, weakFloor: 0.06)
 
     /// hid-sony on Linux ≤ 6.1 (hid-playstation from 6.2): 8-bit motors, every report carries them.
@@ -207,41 +213,41 @@ extension DeviceProfile {
     public static let dualShock4 = DeviceProfile(
         name: "dualshock4", displayName: "DualShock 4 over USB (hid-sony / hid-playstation)",
         matches: [0x05C4, 0x09CC, 0x0BA0].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.008, quantization: .bits8, refreshInterval: 2.0)
+        minimumUpdateInterval: 0.008, quantization: .bits8, refreshInterval: 2.0, settles: true)
 
     public static let dualShock4Bluetooth = DeviceProfile(
         name: "dualshock4-bluetooth", displayName: "DualShock 4 over Bluetooth (hid-sony / hid-playstation)",
         matches: [0x05C4, 0x09CC].map { .init(bus: busBluetooth, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.010, quantization: .bits8, refreshInterval: 2.0)
+        minimumUpdateInterval: 0.010, quantization: .bits8, refreshInterval: 2.0, settles: true)
 
     /// hid-sony: the strong motor 8-bit, the weak one on or off (`magnitude / 256` non-zero), sent as
     /// a SET_REPORT on the control endpoint.
     public static let dualShock3 = DeviceProfile(
         name: "dualshock3", displayName: "DualShock 3 over USB (hid-sony)",
         matches: [.init(bus: busUSB, vendor: 0x054C, product: 0x0268)],
-        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOffBits8)
+        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOffBits8, settles: true)
 
     public static let dualShock3Bluetooth = DeviceProfile(
         name: "dualshock3-bluetooth", displayName: "DualShock 3 over Bluetooth (hid-sony)",
         matches: [.init(bus: busBluetooth, vendor: 0x054C, product: 0x0268)],
-        minimumUpdateInterval: 0.010, quantization: .bits8, weakQuantization: .onOffBits8)
+        minimumUpdateInterval: 0.010, quantization: .bits8, weakQuantization: .onOffBits8, settles: true)
 
     public static let dualSense = DeviceProfile(
         name: "dualsense", displayName: "DualSense / DualSense Edge over USB (hid-playstation)",
         matches: [0x0CE6, 0x0DF2].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.008, quantization: .bits8)
+        minimumUpdateInterval: 0.008, quantization: .bits8, settles: true)
 
     public static let dualSenseBluetooth = DeviceProfile(
         name: "dualsense-bluetooth", displayName: "DualSense / DualSense Edge over Bluetooth (hid-playstation)",
         matches: [0x0CE6, 0x0DF2].map { .init(bus: busBluetooth, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.010, quantization: .bits8)
+        minimumUpdateInterval: 0.010, quantization: .bits8, settles: true)
 
     /// hid-bigbenff: the strong motor 8-bit, the weak one on for any non-zero magnitude; a SET_REPORT
     /// only when the pair changed.
     public static let bigben = DeviceProfile(
         name: "bigben", displayName: "BigBen Interactive PS3-style pad (hid-bigbenff)",
         matches: [.init(bus: busUSB, vendor: 0x146B, product: 0x0902)],
-        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOff)
+        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOff, settles: true)
 
     /// hid-nintendo (docs/devices.md): at least 25 ms between rumble packets, gated on the pad's input
     /// reports, an 8-slot ring that sends the previous value first, and periodic resends that stop
@@ -251,13 +257,13 @@ extension DeviceProfile {
         name: "switch-pro-usb", displayName: "Switch Pro Controller over USB (hid-nintendo)",
         matches: [.init(bus: busUSB, vendor: 0x057E, product: 0x2009)],
         minimumUpdateInterval: 0.070, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
-        transientPulse: .init(sharp: 0.070, dull: 0.100, minimum: 0.070))
+        settles: true, transientPulse: .init(sharp: 0.070, dull: 0.100, minimum: 0.070))
 
     public static let switchProBluetooth = DeviceProfile(
         name: "switch-pro-bluetooth", displayName: "Switch Pro Controller over Bluetooth (hid-nintendo)",
         matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2009)],
         minimumUpdateInterval: 0.080, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
-        transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080))
+        settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080))
 
     /// Built-in profiles, most specific first; `generic` last.
     public static let builtIn: [DeviceProfile] = [

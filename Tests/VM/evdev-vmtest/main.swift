@@ -100,11 +100,14 @@ do {
     device.keepsEffectPlaying = true
     start = log.read().count
     try device.set(.zero)
+    try device.refresh()
     try device.set(MotorMagnitudes(strong: 9000, weak: 1000))
-    entries = log.wait(from: start, count: 2)
-    check(entries.count == 2 && entries.allSatisfy { $0.event == "UPLOAD" } && entries[0].fields["strong"] == "0" && entries[0].fields["weak"] == "0"
-            && entries[1].fields["strong"] == "9000" && !entries.contains { $0.event == "PLAY" },
-          "keepsEffectPlaying: zero is an upload of zeros, the next value an update; no stop, no new play", "\(entries)")
+    entries = log.wait(from: start, count: 3)
+    check(entries.count == 3 && entries.allSatisfy { $0.event == "UPLOAD" }
+            && entries.prefix(2).allSatisfy { $0.fields["strong"] == "0" && $0.fields["weak"] == "0" }
+            && entries[2].fields["strong"] == "9000" && !entries.contains { $0.event == "PLAY" },
+          "keepsEffectPlaying: zero is an upload of zeros (re-sent the same way), the next value an update; no stop, no new play",
+          "\(entries)")
     start = log.read().count
     device.close()
     entries = log.wait(from: start) { $0.contains { $0.event == "ERASE" } }
