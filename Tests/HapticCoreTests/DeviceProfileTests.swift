@@ -6,6 +6,8 @@ import Testing
 enum Driver {
     /// hid-playstation / hid-sony / hid-bigbenff strong motor: `magnitude / 256`.
     static func div256(_ m: UInt16) -> Int { Int(m / 256) }
+    /// xpad, Xbox One GIP packet: `magnitude >> 9`.
+    static func shift9(_ m: UInt16) -> Int { Int(m >> 9) }
     /// hid-microsoft `ms_play_effect`: `magnitude * 100 / U16_MAX`.
     static func percent(_ m: UInt16) -> Int { Int(UInt32(m) * 100 / 65535) }
     /// hid-bigbenff weak motor: `weak_magnitude ? 1 : 0`.
@@ -34,7 +36,7 @@ enum Driver {
     /// representative is a fixed point that the driver turns into the same level; and different levels
     /// have different representatives, so the pacer writes exactly when the pad would play something else.
     @Test(arguments: [
-        (DeviceProfile.Quantization.bits8, Driver.div256), (.percent, Driver.percent), (.switchAmplitude, Driver.nintendo),
+        (DeviceProfile.Quantization.bits8, Driver.div256), (.bits7, Driver.shift9), (.percent, Driver.percent), (.switchAmplitude, Driver.nintendo),
         (.onOff, Driver.nonzero), (.onOffBits8, Driver.div256nonzero),
     ] as [(DeviceProfile.Quantization, @Sendable (UInt16) -> Int)])
     func quantizationIsTheDrivers(_ q: DeviceProfile.Quantization, _ driver: @Sendable (UInt16) -> Int) {

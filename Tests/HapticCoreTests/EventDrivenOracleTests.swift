@@ -98,6 +98,7 @@ import Testing
         switch profile.quantization {
         case .full: 1
         case .bits8: 257
+        case .bits7: 516
         case .percent: 656
         // hid-nintendo's widest step: amplitude 981 → 1003, 22/1003 of full scale.
         case .switchAmplitude: 1438

@@ -24,6 +24,8 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         /// 8-bit motors, `magnitude / 256`: hid-playstation, hid-sony (DualShock 3/4), hid-bigbenff's
         /// strong motor, xpad's Xbox 360.
         case bits8
+        /// 7-bit motors, `magnitude >> 9` (0…127): xpad's Xbox One GIP rumble packet (and SDL's).
+        case bits7
         /// 0…100, `magnitude · 100 / 65535` rounded down: hid-microsoft (Xbox pads over Bluetooth).
         case percent
         /// hid-nintendo's HD rumble: `amp = magnitude · 1003 / 65535` rounded down, then the first of
@@ -35,12 +37,25 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         /// (`magnitude / 256`, then non-zero means on).
         case onOffBits8 = "on-off-8bit"
 
+        /// How many distinct levels the pad can play (0 included).
+        public var levels: Int {
+            switch self {
+            case .full: return 65536
+            case .bits8: return 256
+            case .bits7: return 128
+            case .percent: return 101
+            case .switchAmplitude: return DeviceProfile.switchAmplitudes.count
+            case .onOff, .onOffBits8: return 2
+            }
+        }
+
         /// What the driver puts in its report for `m`, in the report's own units (0…255, 0…100, the
         /// table amplitude 0…1003, 0/1; `full`: `m`).
         public func level(_ m: UInt16) -> Int {
             switch self {
             case .full: return Int(m)
             case .bits8: return Int(m >> 8)
+            case .bits7: return Int(m >> 9)
             case .percent: return Int(UInt32(m) * 100 / 65535)
             case .switchAmplitude: return Int(DeviceProfile.switchAmplitudes[Self.switchStep(m)])
             case .onOff: return m > 0 ? 1 : 0
@@ -55,6 +70,10 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
             switch self {
             case .full: return m
             case .bits8: return m & 0xFF00 | (m >> 8)  // 0xAB.. → 0xABAB: full scale stays full scale
+            case .bits7:
+                // Level L's bits repeated below it, as for bits8: 127 → 0xFFFF.
+                let level = m >> 9
+                return level << 9 | level << 2 | level >> 5
             case .percent:
                 // The smallest magnitude the driver turns into the same level.
                 let level = UInt32(m) * 100 / 65535
@@ -187,7 +206,9 @@ extension DeviceProfile {
             .init(bus: busUSB, vendor: 0x045E, product: 0x028E), .init(bus: busUSB, vendor: 0x045E, product: 0x028F),
             .init(bus: busUSB, vendor: 0x045E, product: 0x0719),
         ],
-        minimumUpdateInterval: 0.008, quantization: .bits8,
+        // xpad: one transfer in flight, the OUT endpoint polled every 8 ms, ff-memless's jiffy on top:
+        // 12 ms loses no value (docs/devices.md, "xpad").
+        minimumUpdateInterval: 0.012, quantization: .bits8,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.08, weakFloor: 0.08)
 
     public static let xboxOneUSB = DeviceProfile(
@@ -195,7 +216,8 @@ extension DeviceProfile {
         matches: [0x02D1, 0x02DD, 0x02E3, 0x02EA, 0x0B00, 0x0B12].map {
             .init(bus: busUSB, vendor: 0x045E, product: $0)
         },
-        minimumUpdateInterval: 0.008, quantization: .percent,
+        // xpad sends `magnitude >> 9` in the GIP packet; the 4 ms endpoint plus a jiffy: 8 ms.
+        minimumUpdateInterval: 0.008, quantization: .bits7,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.06, weakFloor: 0.06)
 
     public static let xboxBluetooth = DeviceProfile(
