@@ -82,11 +82,24 @@ public final class RumbleDevice {
 
     /// Sends the current magnitudes again (pads that stop on their own; the settling re-send): an
     /// in-place upload of the same values, which ff-memless turns into one report (a new play would
-    /// send two). Zero is re-sent only where it was uploaded (`keepsEffectPlaying`): a stop needs none.
+    /// send two).
+    ///
+    /// Zero (the settling re-send after a stop): where zero was uploaded (`keepsEffectPlaying`), it is
+    /// uploaded again. Otherwise the effect was stopped, and ff-memless drops a stop that comes while
+    /// an update of the effect waits for its timer (the effect is then started but not yet playing:
+    /// nothing is sent, and the pad keeps the old values); so zero magnitudes are uploaded to the
+    /// stopped effect and played, which ff-memless sends at once. The effect then plays silence until
+    /// the next `set` updates it in place.
     public func refresh() throws(DeviceError) {
         try requireOpen(.play)
         if current.isZero {
-            if keepsEffectPlaying && isPlaying { try upload(.zero) }
+            if keepsEffectPlaying && isPlaying {
+                try upload(.zero)
+            } else if !isPlaying, let id = effectID {
+                try upload(.zero)
+                try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
+                isPlaying = true
+            }
             return
         }
         guard let id = effectID else { return }
