@@ -121,7 +121,7 @@ public final class LineTail {
 }
 
 /// The `p`-th percentile (0…100) of the values, nearest rank; nil when empty.
-public func percentile(_ values: [Double], _ p: Double) -> Double? {
+public func percentile(of values: [Double], _ p: Double) -> Double? {
     guard !values.isEmpty else { return nil }
     let sorted = values.sorted()
     let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))

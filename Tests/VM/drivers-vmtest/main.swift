@@ -102,6 +102,10 @@ final class Pad {
     /// Times of CREATED lines after the first creation (the pad plugged back).
     var created: [Double] = []
     var measures: [String: String] = [:]
+    /// The pad's log lines stamped within `from…to` (diagnostics).
+    func log(from: Double, to: Double) -> [String] {
+        tail.lines.filter { l in l.split(separator: " ").first.flatMap { Double($0) }.map { $0 >= from && $0 <= to } ?? false }
+    }
     /// Values hapticd wrote in the compared playbacks, and how many the driver coalesced away.
     var values = 0
     var drops = 0
@@ -537,7 +541,11 @@ final class Trial {
     t.check(c.inOrder && unexplained.isEmpty,
             "\(pad.type) \(label): the reports carry hapticd's values, value for value, in order (\(c.expected.count) values"
                 + (c.dropped.isEmpty ? ")" : ", \(c.dropped.count) coalesced by the driver)"),
-            "expected \(c.expected.map(\.1))\n  observed \(c.observed.map(\.1))\n  missing \(unexplained.map { "\(c.expected[$0].1) (next write +\(ms($0 + 1 < c.expected.count ? c.expected[$0 + 1].0 - c.expected[$0].0 : nil)) ms)" })",
+            "expected \(c.expected.map(\.1))\n  observed \(c.observed.map(\.1))\n  missing \(unexplained.map { "\(c.expected[$0].1) (next write +\(ms($0 + 1 < c.expected.count ? c.expected[$0 + 1].0 - c.expected[$0].0 : nil)) ms)" })"
+                + unexplained.prefix(2).map { i in
+                    let from = c.expected[i].0 - 0.02, to = (i + 1 < c.expected.count ? c.expected[i + 1].0 : c.expected[i].0) + 0.03
+                    return "\n  around the write at \(c.expected[i].0): the pad's log\n    " + pad.log(from: from, to: to).joined(separator: "\n    ")
+                }.joined(),
             timing: c.inOrder)
     t.check(c.redundant == 0 && c.notRepresentative == 0,
             "\(pad.type) \(label): every write is one the pad can tell apart (profile quantization = the driver's)",
@@ -647,7 +655,7 @@ final class Trial {
         if let first = c.observed.first, let last = c.observed.last, last.0 > first.0 {
             t.measures["ramp_reports_per_s"] = "\(Int((Double(c.observed.count - 1) / (last.0 - first.0)).rounded()))"
         }
-        t.measures["ramp_lag_p50_ms"] = ms(percentile(c.lags, 50))
+        t.measures["ramp_lag_p50_ms"] = ms(percentile(of: c.lags, 50))
         t.measures["ramp_lag_max_ms"] = ms(c.lags.max())
         t.measures["last_change_to_report_ms"] = ms(c.carriedBy.last.flatMap { $0 }.map { c.observed[$0].0 - c.expected.last!.0 })
     }
@@ -694,8 +702,8 @@ final class Trial {
         }
         t.check(latencies.count == rounds, "\(pad.type): every one of \(rounds) plays reaches the pad",
                 "\(latencies.count) did, \(lost) lost, \(discarded) discarded for VM stalls", timing: true)
-        t.measures["play_to_report_p50_ms"] = ms(percentile(latencies, 50))
-        t.measures["play_to_report_p99_ms"] = ms(percentile(latencies, 99))
+        t.measures["play_to_report_p50_ms"] = ms(percentile(of: latencies, 50))
+        t.measures["play_to_report_p99_ms"] = ms(percentile(of: latencies, 99))
     }
 
     // Gain: half the mapped magnitude (truncated, as the pipeline does), quantized as the profile says.
@@ -767,7 +775,7 @@ for pad in pads where pad.device >= 0 {
     } else {
         trial(pad, "ramp") { t in
             guard let (c, _) = playAndCompare(t, pad, "ramp", ramp) else { return }
-            t.measures["ramp_lag_p50_ms"] = ms(percentile(c.lags, 50))
+            t.measures["ramp_lag_p50_ms"] = ms(percentile(of: c.lags, 50))
         }
     }
     trial(pad, "stop") { t in
@@ -866,8 +874,8 @@ uname(&uts)
 let release = withUnsafeBytes(of: uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
 print("MEASURE-KERNEL \(release)")
 for pad in pads {
-    pad.measures["lag_p50_ms"] = ms(percentile(pad.lags, 50))
-    pad.measures["lag_p99_ms"] = ms(percentile(pad.lags, 99))
+    pad.measures["lag_p50_ms"] = ms(percentile(of: pad.lags, 50))
+    pad.measures["lag_p99_ms"] = ms(percentile(of: pad.lags, 99))
     pad.measures["lag_max_ms"] = ms(pad.lags.max())
     pad.measures["coalesced"] = "\(pad.drops)/\(pad.values)"
     let fields = ["pad=\(pad.type)", "driver=\(pad.driver)", "profile=\(pad.profile.name)", "interval_ms=\(ms(pad.profile.minimumUpdateInterval))",
