@@ -208,7 +208,7 @@ extension DeviceProfile {
         ],
         // xpad: one transfer in flight, the OUT endpoint polled every 8 ms, ff-memless's jiffy on top:
         // 12 ms loses no value (docs/devices.md, "xpad").
-        minimumUpdateInterval: 0.012, quantization: .bits8,
+        minimumUpdateInterval: 0.012, quantization: .bits8, settles: true,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.08, weakFloor: 0.08)
 
     public static let xboxOneUSB = DeviceProfile(
@@ -217,7 +217,7 @@ extension DeviceProfile {
             .init(bus: busUSB, vendor: 0x045E, product: $0)
         },
         // xpad sends `magnitude >> 9` in the GIP packet; the 4 ms endpoint plus a jiffy: 8 ms.
-        minimumUpdateInterval: 0.008, quantization: .bits7,
+        minimumUpdateInterval: 0.008, quantization: .bits7, settles: true,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.06, weakFloor: 0.06)
 
     public static let xboxBluetooth = DeviceProfile(

@@ -73,12 +73,25 @@ public struct PadLog: Sendable {
 /// The motor state a log implies: running after a PLAY with value > 0, stopped after a stop, erase
 /// or unplug.
 public func motorRunning(_ entries: [PadEntry]) -> Bool {
-    var running = false
+    // Running: the effect plays with magnitudes that are not both zero. (An effect playing zeros is
+    // how hapticd re-sends zero after a stop on profiles that settle: docs/devices.md.)
+    var playing = false
+    var magnitude = false
     for e in entries {
-        if e.event == "PLAY" { running = e.fields["value"] != "0" }
-        if e.event == "ERASE" || e.event == "DESTROYED" { running = false }
+        if e.event == "UPLOAD" { magnitude = (e.int("strong") ?? 0) != 0 || (e.int("weak") ?? 0) != 0 }
+        if e.event == "PLAY" { playing = e.fields["value"] != "0" }
+        if e.event == "ERASE" || e.event == "DESTROYED" { playing = false }
     }
-    return running
+    return playing && magnitude
+}
+
+/// Whether a profile's settling zero (zeros uploaded to the stopped effect, then played) came after
+/// the last stop: the pad is quiet for good (docs/devices.md, "ff-memless loses an update").
+public func settledAfterStop(_ entries: [PadEntry]) -> Bool {
+    guard let stop = entries.lastIndex(where: { $0.event == "PLAY" && $0.fields["value"] == "0" }) else { return false }
+    let after = entries[(stop + 1)...]
+    return after.contains { $0.event == "UPLOAD" && $0.int("strong") == 0 && $0.int("weak") == 0 }
+        && after.contains { $0.event == "PLAY" && $0.fields["value"] == "1" }
 }
 
 /// CLOCK_MONOTONIC in seconds: the clock the fixtures stamp their logs with and hapticd's traces use.
