@@ -84,6 +84,9 @@ let package = Package(
             name: "xpad-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
             path: "Tests/VM/xpad-vmtest"),
         .executableTarget(
+            name: "drivers-vmtest", dependencies: ["HapticClient", "HapticCore", "Evdev", "VMTestSupport"],
+            path: "Tests/VM/drivers-vmtest"),
+        .executableTarget(
             name: "hapticctl",
             dependencies: [
                 "HapticCore", "HapticTools", "HapticClient", "HapticProtocol",

@@ -17,6 +17,11 @@ public final class RumbleDevice {
     public private(set) var isPlaying = false
     /// What the motors were last set to.
     public private(set) var current = MotorMagnitudes.zero
+    /// Zero is written as zero magnitudes to the still-playing effect instead of a stop, so that the
+    /// next value is an in-place update rather than a new play (`DeviceProfile.keepsEffectPlaying`:
+    /// hid-nintendo, where a play costs an extra report on a 25 ms link). Set from the built-in
+    /// profile that matches the pad; whoever picks another profile sets it from that one.
+    public var keepsEffectPlaying: Bool
 
     /// Opens the node read-write and checks that it advertises `FF_RUMBLE`.
     public init(path: String) throws(DeviceError) {
@@ -26,6 +31,7 @@ public final class RumbleDevice {
             guard info.hasRumble else { throw DeviceError(kind: .notRumble, operation: .open, path: path) }
             self.info = info
             self.fd = fd
+            keepsEffectPlaying = info.profile().keepsEffectPlaying
         } catch {
             _ = Glibc.close(fd)
             throw error
@@ -37,10 +43,14 @@ public final class RumbleDevice {
     public var isOpen: Bool { fd >= 0 }
 
     /// Sets both motors. Non-zero: upload the effect (in place after the first time) and start it if it
-    /// was stopped. Zero: stop the effect.
+    /// was stopped. Zero: stop the effect (or, with `keepsEffectPlaying`, upload zero magnitudes to it).
     public func set(_ m: MotorMagnitudes) throws(DeviceError) {
         try requireOpen(.upload)
         if m.isZero {
+            if keepsEffectPlaying && isPlaying {
+                try upload(.zero)
+                return
+            }
             try stop()
             return
         }
@@ -70,12 +80,34 @@ public final class RumbleDevice {
         try writeEvent(code: UInt16(bitPattern: id), value: 0, operation: .stop)
     }
 
-    /// Starts the effect again with its current magnitudes, for pads that stop on their own.
+    /// Sends the current magnitudes again (pads that stop on their own; the settling re-send): an
+    /// in-place upload of the same values, which ff-memless turns into one report (a new play would
+    /// send two).
+    ///
+    /// Zero (the settling re-send after a stop): where zero was uploaded (`keepsEffectPlaying`), it is
+    /// uploaded again. Otherwise the effect was stopped, and ff-memless drops a stop that comes while
+    /// an update of the effect waits for its timer (the effect is then started but not yet playing:
+    /// nothing is sent, and the pad keeps the old values); so zero magnitudes are uploaded to the
+    /// stopped effect and played, which ff-memless sends at once. The effect then plays silence until
+    /// the next `set` updates it in place.
     public func refresh() throws(DeviceError) {
         try requireOpen(.play)
-        guard !current.isZero, let id = effectID else { return }
-        try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
-        isPlaying = true
+        if current.isZero {
+            if keepsEffectPlaying && isPlaying {
+                try upload(.zero)
+            } else if !isPlaying, let id = effectID {
+                try upload(.zero)
+                try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
+                isPlaying = true
+            }
+            return
+        }
+        guard let id = effectID else { return }
+        try upload(current)
+        if !isPlaying {
+            try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
+            isPlaying = true
+        }
     }
 
     /// The pad's global force-feedback gain, 0…0xFFFF, where it advertises `FF_GAIN`.

@@ -227,6 +227,7 @@ extension DaemonCore {
             important: important, requestedPriority: priority)
         clients.addPlayer(id, to: client.id)
         applyPolicy(toNew: id, engine)
+        let record = players[id]!
         do {
             try setUp(engine, local)
         } catch {
@@ -235,16 +236,13 @@ extension DaemonCore {
             clients.removePlayer(id, from: client.id)
             throw error
         }
-        guard let rec = players[id] else {
-            // A one-shot with nothing to play (`"Pattern": []`) ends as it starts: the loop's
-            // player-ended event has removed it already (found by the fuzzer, docs/robustness.md).
-            return JSONObject([
-                "player": .number(Double(id)), "device": .number(Double(pad)), "locality": .string(locality.rawValue),
-                "state": .string("finished"),
-                "engine_time": .number(engine.currentTime),
-            ])
-        }
-        return playerFields(id, rec, engine)
+        // A one-shot may be over already: the engine's clock is read anew while it starts, and when
+        // this process was held up for longer than the pattern (a loaded machine), the player
+        // finished and was removed (its `player.finished` event went out) before this reply. So does a
+        // one-shot with nothing to play (`"Pattern": []`; found by the fuzzer, docs/robustness.md).
+        var fields = playerFields(id, players[id] ?? record, engine)
+        if players[id] == nil && fields["state"] == nil { fields.append("state", .string("finished")) }
+        return fields
     }
 
     /// Players are bounded per connection, per user (orphans included) and for the whole daemon.

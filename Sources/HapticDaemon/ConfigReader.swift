@@ -197,7 +197,8 @@ struct ConfigReader {
     func profile(_ v: JSONValue, _ key: String, builtIn: [DeviceProfile]) throws(ConfigError) -> DeviceProfile {
         let o = try table(v, key)
         try checkKeys(o, key, [
-            "name", "base", "bus", "vendor", "product", "minimum_update_interval", "quantization", "refresh_interval",
+            "name", "base", "bus", "vendor", "product", "minimum_update_interval", "quantization", "weak_quantization",
+            "refresh_interval", "keeps_effect_playing", "settles",
             "transient_sharp", "transient_dull", "transient_minimum", "strong_floor", "weak_floor",
         ])
         guard let n = o["name"] else { throw ConfigError("\(key).name", "missing: every profile has a name") }
@@ -226,13 +227,18 @@ struct ConfigReader {
             throw ConfigError("\(key).bus", "needs vendor and product")
         }
         if let x = o["minimum_update_interval"] { p.minimumUpdateInterval = try number(x, "\(key).minimum_update_interval", 0...1) }
-        if let x = o["quantization"] {
-            let q = try string(x, "\(key).quantization")
+        func quantization(_ x: JSONValue, _ k: String) throws(ConfigError) -> DeviceProfile.Quantization {
+            let q = try string(x, k)
             guard let quant = DeviceProfile.Quantization(rawValue: q) else {
-                throw ConfigError("\(key).quantization", "expected \"full\", \"bits8\" or \"percent\", found \"\(q)\"")
+                let kinds = DeviceProfile.Quantization.allCases.map { "\"\($0.rawValue)\"" }
+                throw ConfigError(k, "expected \(kinds.dropLast().joined(separator: ", ")) or \(kinds.last!), found \"\(q)\"")
             }
-            p.quantization = quant
+            return quant
         }
+        if let x = o["quantization"] { p.quantization = try quantization(x, "\(key).quantization") }
+        if let x = o["weak_quantization"] { p.weakQuantization = try quantization(x, "\(key).weak_quantization") }
+        if let x = o["keeps_effect_playing"] { p.keepsEffectPlaying = try bool(x, "\(key).keeps_effect_playing") }
+        if let x = o["settles"] { p.settles = try bool(x, "\(key).settles") }
         if let x = o["refresh_interval"] {
             let r = try number(x, "\(key).refresh_interval", 0...3600)
             p.refreshInterval = r == 0 ? nil : r

@@ -53,11 +53,6 @@ extension DaemonCore {
         for id in DynamicParameterID.allCases where !id.isAudio {
             parameters.append(id.rawValue, range(id.range.lowerBound, id.range.upperBound, id.defaultValue))
         }
-        let levels: Double = switch p.quantization {
-        case .full: 65536
-        case .bits8: 256
-        case .percent: 101
-        }
         return JSONObject([
             "device": .number(Double(pad)), "name": .string(record.info.name),
             "supports_haptics": .bool(true), "supports_audio": .bool(false),
@@ -68,7 +63,9 @@ extension DaemonCore {
                 .object(JSONObject(["name": .string("weak"), "side": .string("right"), "frequency": .string("high"), "localities": .array([.string("rightHandle")])])),
             ]),
             "effect_slots": .number(Double(record.info.effectSlots)), "ff_gain": .bool(record.info.supportsGain),
-            "quantization": .string(p.quantization.rawValue), "levels": .number(levels),
+            "quantization": .string(p.quantization.rawValue), "levels": .number(Double(p.quantization.levels)),
+            "weak_quantization": .string(p.weakQuantization?.rawValue ?? p.quantization.rawValue),
+            "weak_levels": .number(Double((p.weakQuantization ?? p.quantization).levels)),
             "minimum_update_interval": .number(p.minimumUpdateInterval),
             "refresh_interval": p.refreshInterval.map { .number($0) } ?? .null,
             "transient_pulse": .object(JSONObject([

@@ -4,6 +4,19 @@ import Testing
 let a = MotorMagnitudes(strong: 10000, weak: 20000)
 let b = MotorMagnitudes(strong: 30000, weak: 1000)
 
+/// Whether the pacer gave the pad a new value (a re-send of the current one is not).
+func isNewValue(_ w: Pacer.Write?) -> Bool {
+    if case .set? = w { return true }
+    return false
+}
+
+/// A slow pad at full resolution: the pacing mechanics without any driver's quantization.
+let slowPad: DeviceProfile = {
+    var p = DeviceProfile.generic
+    p.minimumUpdateInterval = 0.060
+    return p
+}()
+
 @Suite struct PacerTests {
     @Test func writesAtMostOncePerInterval() {
         var pacer = Pacer(profile: .generic)  // 10 ms
@@ -30,16 +43,37 @@ let b = MotorMagnitudes(strong: 30000, weak: 1000)
     @Test func noWriteWhenNothingChangedAfterQuantization() {
         var pacer = Pacer(profile: .dualSense)  // 8-bit
         #expect(pacer.offer(MotorMagnitudes(strong: 0x1234, weak: 0), at: 0) == .set(MotorMagnitudes(strong: 0x1212, weak: 0)))
-        #expect(pacer.offer(MotorMagnitudes(strong: 0x12FF, weak: 0), at: 0.1) == nil, "the pad could not feel it")
+        #expect(!isNewValue(pacer.offer(MotorMagnitudes(strong: 0x12FF, weak: 0), at: 0.1)), "the pad could not feel it")
         #expect(!pacer.hasPendingOutput)
         #expect(pacer.offer(MotorMagnitudes(strong: 0x1300, weak: 0), at: 0.2) == .set(MotorMagnitudes(strong: 0x1313, weak: 0)))
-        var xbox = Pacer(profile: .xboxOneUSB)  // 0…100
-        _ = xbox.offer(MotorMagnitudes(strong: 32768, weak: 0), at: 0)
-        #expect(xbox.offer(MotorMagnitudes(strong: 32900, weak: 0), at: 0.1) == nil)
+        var xbox = Pacer(profile: .xboxBluetooth)  // 0…100, rounded down as hid-microsoft does
+        #expect(xbox.offer(MotorMagnitudes(strong: 32768, weak: 0), at: 0) == .set(MotorMagnitudes(strong: 32768, weak: 0)))
+        #expect(!isNewValue(xbox.offer(MotorMagnitudes(strong: 33421, weak: 0), at: 0.1)), "still level 50")
+        #expect(xbox.offer(MotorMagnitudes(strong: 33423, weak: 0), at: 0.2) == .set(MotorMagnitudes(strong: 33423, weak: 0)), "level 51")
+    }
+
+    @Test func onOffMotorsAreWrittenOnlyWhenTheyTurnOnOrOff() {
+        // DualShock 3: the weak motor is on from magnitude 256 (hid-sony keeps magnitude / 256).
+        var ds3 = Pacer(profile: .dualShock3)
+        #expect(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 255), at: 0) == .set(MotorMagnitudes(strong: 0x4040, weak: 0)))
+        #expect(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 256), at: 0.1) == .set(MotorMagnitudes(strong: 0x4040, weak: 0xFFFF)))
+        #expect(!isNewValue(ds3.offer(MotorMagnitudes(strong: 0x4000, weak: 60000), at: 0.2)), "on is on")
+        // BigBen: any non-zero weak magnitude turns its motor on.
+        var bigben = Pacer(profile: .bigben)
+        #expect(bigben.offer(MotorMagnitudes(strong: 0, weak: 1), at: 0) == .set(MotorMagnitudes(strong: 0, weak: 0xFFFF)))
+    }
+
+    @Test func switchValuesWithinOneAmplitudeStepAreNotWritten() {
+        var pacer = Pacer(profile: .switchProUSB)
+        // 29600 and 30000 are the same hid-nintendo step (amplitude 460, magnitudes 29468…30120): the
+        // pad could not feel the difference. 30400 is the next step (470).
+        #expect(pacer.offer(MotorMagnitudes(strong: 29600, weak: 0), at: 0) == .set(MotorMagnitudes(strong: 30056, weak: 0)))
+        #expect(!isNewValue(pacer.offer(MotorMagnitudes(strong: 30000, weak: 0), at: 0.08)))
+        #expect(pacer.offer(MotorMagnitudes(strong: 30400, weak: 0), at: 0.16) == .set(MotorMagnitudes(strong: 30710, weak: 0)))
     }
 
     @Test func aTransientShorterThanTheIntervalIsNotLost() {
-        var pacer = Pacer(profile: .switchProBluetooth)  // 60 ms
+        var pacer = Pacer(profile: slowPad)  // 60 ms
         #expect(pacer.offer(a, at: 0) == .set(a))
         let spike = MotorMagnitudes(strong: 60000, weak: 50000)
         #expect(pacer.offer(spike, at: 0.010) == nil)
@@ -50,7 +84,7 @@ let b = MotorMagnitudes(strong: 30000, weak: 1000)
     }
 
     @Test func fallsAndStopsFollowTheLatestValue() {
-        var pacer = Pacer(profile: .switchProBluetooth)
+        var pacer = Pacer(profile: slowPad)
         _ = pacer.offer(b, at: 0)
         #expect(pacer.offer(MotorMagnitudes(strong: 10000, weak: 500), at: 0.01) == nil, "lower on both motors")
         #expect(pacer.offer(.zero, at: 0.02) == nil)
@@ -58,7 +92,9 @@ let b = MotorMagnitudes(strong: 30000, weak: 1000)
     }
 
     @Test func padsThatStopOnTheirOwnAreRefreshed() {
-        var pacer = Pacer(profile: .dualShock4)  // refresh every 2 s
+        var profile = DeviceProfile.dualShock4  // refresh every 2 s
+        profile.settles = false
+        var pacer = Pacer(profile: profile)
         let q = MotorMagnitudes(strong: 0x4040, weak: 0x8080)
         #expect(pacer.offer(q, at: 0) == .set(q))
         #expect(pacer.nextDeadline == 2.0)
@@ -69,6 +105,25 @@ let b = MotorMagnitudes(strong: 30000, weak: 1000)
         var generic = Pacer(profile: .generic)
         _ = generic.offer(q, at: 0)
         #expect(generic.offer(q, at: 10) == nil, "pads that keep going are not refreshed")
+    }
+
+    /// ff-memless can lose an in-place update (its timer may send the old values); a settling profile
+    /// sends the last value of a burst once more, one interval after it was written — zero included.
+    @Test func theLastValueOfABurstIsSentOnceMore() {
+        var pacer = Pacer(profile: .dualSense)  // 8 ms, settles
+        #expect(pacer.offer(a, at: 0) == .set(pacer.quantized(a)))
+        #expect(pacer.nextDeadline == 0.008)
+        #expect(pacer.offer(a, at: 0.004) == nil)
+        #expect(pacer.offer(b, at: 0.008) == .set(pacer.quantized(b)), "a change moves the re-send")
+        #expect(pacer.offer(b, at: 0.012) == nil)
+        #expect(pacer.offer(b, at: 0.016) == .refresh(pacer.quantized(b)))
+        #expect(pacer.nextDeadline == nil, "once")
+        #expect(pacer.offer(b, at: 1) == nil)
+        #expect(pacer.offer(.zero, at: 1.1) == .set(.zero))
+        #expect(pacer.offer(.zero, at: 1.108) == .refresh(.zero), "zero too: where it is uploaded, the device sends it again")
+        var generic = Pacer(profile: .generic)
+        _ = generic.offer(a, at: 0)
+        #expect(generic.nextDeadline == nil && generic.offer(a, at: 1) == nil, "profiles that do not settle do not")
     }
 }
 
@@ -93,7 +148,7 @@ let b = MotorMagnitudes(strong: 30000, weak: 1000)
 
     @Test func theFinalZeroIsWrittenEvenWhenItMustWait() throws {
         let clock = ManualClock()
-        let engine = HapticEngine(profile: .switchProBluetooth, clock: clock)
+        let engine = HapticEngine(profile: slowPad, clock: clock)
         let pipeline = PadPipeline(engine: engine)
         engine.start()
         try engine.start(engine.makePlayer(strongPattern(duration: 0.01)))

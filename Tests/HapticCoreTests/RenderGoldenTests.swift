@@ -183,9 +183,13 @@ import Testing
     @Test func profilesQuantizeLikeTheirDrivers() {
         #expect(DeviceProfile.Quantization.bits8.apply(0xABCD) == 0xABAB)
         #expect(DeviceProfile.Quantization.bits8.apply(0xFFFF) == 0xFFFF)
+        // 0…100 rounded down, as hid-microsoft computes it (this used to round to nearest, which no
+        // driver does: 656 is level 1, represented by the smallest magnitude of level 1, 656).
         #expect(DeviceProfile.Quantization.percent.apply(300) == 0)
-        #expect(DeviceProfile.Quantization.percent.apply(656) == 655)
+        #expect(DeviceProfile.Quantization.percent.apply(655) == 0)
+        #expect(DeviceProfile.Quantization.percent.apply(656) == 656)
         #expect(DeviceProfile.Quantization.percent.apply(32768) == 32768)
+        #expect(DeviceProfile.Quantization.percent.apply(65534) == 64880)
         #expect(DeviceProfile.Quantization.percent.apply(65535) == 65535)
         // Floors lift non-zero output only.
         var profile = DeviceProfile.generic

@@ -62,6 +62,9 @@ import Testing
             name = "dualsense"
             minimum_update_interval = 0.02
             refresh_interval = 1.5
+            weak_quantization = "on-off"
+            keeps_effect_playing = true
+            settles = false
             """)
         #expect(c.socketPath == "/tmp/x.sock" && c.socketMode == 0o600 && c.socketGroup == "input")
         #expect(c.tickPeriod == 0.008 && c.idleShutdown == 30)
@@ -85,6 +88,7 @@ import Testing
         #expect(c.gain(for: "DualSense", usbID: "054c:0ce6") == 0.25 && c.gain(for: "x", usbID: "0000:0000") == 0.5)
         let ds = DeviceProfile.named("dualsense", in: c.profiles)!
         #expect(ds.minimumUpdateInterval == 0.02 && ds.refreshInterval == 1.5 && ds.quantization == .bits8)
+        #expect(ds.weakQuantization == .onOff && ds.keepsEffectPlaying && !ds.settles)
         #expect(ds.matches == DeviceProfile.dualSense.matches, "overriding a built-in keeps its matches")
         #expect(c.profiles.filter { $0.name == "dualsense" }.count == 1)
     }
@@ -100,8 +104,9 @@ import Testing
         ("[clients]\nallow_uids = [\"root\"]", "clients.allow_uids: expected a number, found a string"),
         ("[devices.gain]\ndefault = 2", "devices.gain.default: 2.0 is out of range 0.0…1.0"),
         ("[[devices.profile]]\nvendor = 1\nproduct = 2", "devices.profile[0].name: missing: every profile has a name"),
-        ("[[devices.profile]]\nname = \"x\"\nquantization = \"bits4\"", "devices.profile[0].quantization: expected \"full\", \"bits8\" or \"percent\", found \"bits4\""),
-        ("[[devices.profile]]\nname = \"x\"\nbase = \"nope\"", "devices.profile[0].base: no built-in profile named \"nope\" (known: xbox360, xbox-one-usb, xbox-bluetooth, dualshock4, dualsense, switch-pro-usb, switch-pro-bluetooth, generic)"),
+        ("[[devices.profile]]\nname = \"x\"\nquantization = \"bits4\"", "devices.profile[0].quantization: expected \"full\", \"bits8\", \"bits7\", \"percent\", \"switch-amplitude\", \"on-off\" or \"on-off-8bit\", found \"bits4\""),
+        ("[[devices.profile]]\nname = \"x\"\nbase = \"nope\"", "devices.profile[0].base: no built-in profile named \"nope\" (known: xbox360, xbox-one-usb, xbox-bluetooth, dualshock4, dualshock4-bluetooth, dualshock3, dualshock3-bluetooth, dualsense, dualsense-bluetooth, bigben, switch-pro-usb, switch-pro-bluetooth, generic)"),
+        ("[[devices.profile]]\nname = \"x\"\nsettles = 1", "devices.profile[0].settles: expected true or false, found a number"),
         ("[[devices.profile]]\nname = \"x\"\nvendor = 1", "devices.profile[0]: vendor and product go together"),
     ])
     func badKeysAndValuesAreErrorsNamingTheKey(text: String, message: String) {

@@ -1,14 +1,13 @@
 #!/bin/busybox sh
-# /init of the test VM: mount the basics, load the modules, run every scenario, power off.
+# /init of the test VM: mount the basics, load the modules (in the order scripts/vm-test.sh
+# resolved from Tests/VM/modules.txt), run every scenario, power off.
 /bin/busybox --install -s /bin
 mkdir -p /proc /sys /dev /tmp
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
-insmod /lib/modules/evdev.ko
-insmod /lib/modules/uinput.ko
-# The other modules, dependencies first (written by scripts/vm-test.sh).
+# The modules, dependencies first ("name [parameters]" a line, written by scripts/vm-test.sh).
 while read -r module parameters; do
     insmod "/lib/modules/$module.ko" $parameters || echo "VM-MODULE-FAILED $module"
 done < /lib/modules/order
@@ -17,9 +16,11 @@ export SWIFT_BACKTRACE=enable=no
 echo "VM-BOOTED kernel $(uname -r)"
 for scenario in /scenarios/*.sh; do
     name=$(basename "$scenario" .sh)
+    start=$(cut -d' ' -f1 /proc/uptime)
     echo "VM-SCENARIO-BEGIN $name"
     sh "$scenario"
-    echo "VM-SCENARIO-END $name exit=$?"
+    status=$?
+    echo "VM-SCENARIO-END $name exit=$status seconds=$(awk -v s="$start" '{print $1 - s}' /proc/uptime)"
 done
 echo "VM-DONE"
 poweroff -f

@@ -5,11 +5,14 @@
 /// - no write when the quantized value equals what the pad already has;
 /// - while a write must wait, the per-motor peak of everything offered is kept and written when the
 ///   interval is over, so a transient shorter than the interval is still felt;
-/// - pads that stop on their own get the current value again every `refreshInterval`.
+/// - pads that stop on their own get the current value again every `refreshInterval`;
+/// - on profiles that `settle`, the last value of a burst is sent once more when the pad has had it
+///   for one interval (repairs an update the kernel's ff-memless lost: docs/devices.md).
 public struct Pacer: Sendable {
     public enum Write: Equatable, Sendable {
         case set(MotorMagnitudes)
-        /// Re-send the current (non-zero) value for a pad that stops on its own.
+        /// Send the current value again: for a pad that stops on its own, or once after a burst
+        /// (`DeviceProfile.settles`; then it may be zero).
         case refresh(MotorMagnitudes)
     }
 
@@ -21,6 +24,8 @@ public struct Pacer: Sendable {
     private var windowPeak: MotorMagnitudes?
     /// The latest value offered.
     private var latest = MotorMagnitudes.zero
+    /// When the last value written is to be sent once more (`DeviceProfile.settles`).
+    public private(set) var settleTime: Double?
 
     public init(profile: DeviceProfile) { self.profile = profile }
 
@@ -44,7 +49,13 @@ public struct Pacer: Sendable {
         if out != written {
             written = out
             lastWriteTime = now
+            settleTime = profile.settles ? now + profile.minimumUpdateInterval : nil
             return .set(out)
+        }
+        if let settle = settleTime, now >= settle - 1e-6 {
+            settleTime = nil
+            lastWriteTime = now
+            return .refresh(written)
         }
         if let refresh = profile.refreshInterval, !written.isZero, let last = lastWriteTime, now - last >= refresh - 1e-6 {
             lastWriteTime = now
@@ -64,7 +75,7 @@ public struct Pacer: Sendable {
 
     /// What the pad will really play of `value` (the profile's quantization).
     public func quantized(_ value: MotorMagnitudes) -> MotorMagnitudes {
-        MotorMagnitudes(strong: profile.quantization.apply(value.strong), weak: profile.quantization.apply(value.weak))
+        profile.quantize(value)
     }
 
     /// The earliest time from `now` on at which a write is allowed.
@@ -79,6 +90,7 @@ public struct Pacer: Sendable {
         lastWriteTime = nil
         windowPeak = nil
         latest = .zero
+        settleTime = nil
     }
 
     /// Whether something offered has not reached the pad yet: the loop keeps ticking until it has.
@@ -89,10 +101,12 @@ public struct Pacer: Sendable {
     }
 
     /// When the pacer next needs to run even if the output does not change: the end of the interval
-    /// when output is pending, or the next refresh. nil: not until the output changes.
+    /// when output is pending, the settling re-send, or the next refresh. nil: not until the output
+    /// changes.
     public var nextDeadline: Double? {
         guard let last = lastWriteTime else { return hasPendingOutput ? 0 : nil }
         if hasPendingOutput { return last + profile.minimumUpdateInterval }
+        if let settle = settleTime { return settle }
         if let refresh = profile.refreshInterval, !written.isZero { return last + refresh }
         return nil
     }

@@ -100,14 +100,15 @@ public final class PadPipeline {
     ///
     /// When two timer wakes in a row changed nothing (breakpoints are not reaching the pad: a mix
     /// saturated at full scale, say), breakpoints are looked at no more than once per update interval
-    /// until one does; a single such wake changes nothing, so onsets keep their own time.
+    /// until one does; a single such wake changes nothing, so onsets keep their own time. A ramp is
+    /// still followed step by step: its next step is a time the pad's value does change.
     public func nextWakeup(now: Double) -> Double? {
         var change = engine.nextChange(at: now)
         for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: now)) }
         var wake = max(change.time, pacer.nextWriteTime(from: now))
         if idleWakes >= 2 { wake = max(wake, now + pacer.profile.minimumUpdateInterval) }
         if let d = pacer.nextDeadline { wake = min(wake, max(d, now)) }
-        if change.ramping && idleWakes < 2, let step = nextRampStep(now: now, before: wake) { wake = min(wake, step) }
+        if change.ramping, let step = nextRampStep(now: now, before: wake) { wake = min(wake, step) }
         return wake.isFinite ? wake : nil
     }
 

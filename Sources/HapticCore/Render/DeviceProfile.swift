@@ -16,27 +16,97 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         }
     }
 
-    /// How the driver reduces a 16-bit magnitude before it reaches the motor.
-    public enum Quantization: String, Equatable, Sendable, Codable {
+    /// How the driver reduces a 16-bit magnitude before it reaches the motor, exactly as its code does
+    /// (drivers of Linux 6.1, read and then checked against the real drivers in the VM test).
+    public enum Quantization: String, Equatable, Sendable, Codable, CaseIterable {
         /// 0…65535 reach the pad unchanged.
         case full
-        /// 8-bit motors (magnitude / 256): PlayStation pads, Xbox 360.
+        /// 8-bit motors, `magnitude / 256`: hid-playstation, hid-sony (DualShock 3/4), hid-bigbenff's
+        /// strong motor, xpad's Xbox 360.
         case bits8
-        /// 0…100 (Xbox One/Series through xpad and xpadneo).
+        /// 7-bit motors, `magnitude >> 9` (0…127): xpad's Xbox One GIP rumble packet (and SDL's).
+        case bits7
+        /// 0…100, `magnitude · 100 / 65535` rounded down: hid-microsoft (Xbox pads over Bluetooth).
         case percent
+        /// hid-nintendo's HD rumble: `amp = magnitude · 1003 / 65535` rounded down, then the first of
+        /// 101 non-linear table steps whose amplitude is at least `amp` (`switchAmplitudes`).
+        case switchAmplitude = "switch-amplitude"
+        /// A motor that is only on or off, on for any non-zero magnitude: hid-bigbenff's weak motor.
+        case onOff = "on-off"
+        /// On or off after an 8-bit reduction, so on from 256 up: hid-sony's DualShock 3 weak motor
+        /// (`magnitude / 256`, then non-zero means on).
+        case onOffBits8 = "on-off-8bit"
+
+        /// How many distinct levels the pad can play (0 included).
+        public var levels: Int {
+            switch self {
+            case .full: return 65536
+            case .bits8: return 256
+            case .bits7: return 128
+            case .percent: return 101
+            case .switchAmplitude: return DeviceProfile.switchAmplitudes.count
+            case .onOff, .onOffBits8: return 2
+            }
+        }
+
+        /// What the driver puts in its report for `m`, in the report's own units (0…255, 0…100, the
+        /// table amplitude 0…1003, 0/1; `full`: `m`).
+        public func level(_ m: UInt16) -> Int {
+            switch self {
+            case .full: return Int(m)
+            case .bits8: return Int(m >> 8)
+            case .bits7: return Int(m >> 9)
+            case .percent: return Int(UInt32(m) * 100 / 65535)
+            case .switchAmplitude: return Int(DeviceProfile.switchAmplitudes[Self.switchStep(m)])
+            case .onOff: return m > 0 ? 1 : 0
+            case .onOffBits8: return m >= 256 ? 1 : 0
+            }
+        }
 
         /// The 16-bit magnitude that represents what the pad will actually play, so that two values
-        /// the pad cannot tell apart compare equal.
+        /// the pad cannot tell apart compare equal (and the pacer writes only what the pad can feel).
+        /// Idempotent: `apply(apply(m)) == apply(m)`, and `level(apply(m)) == level(m)`.
         public func apply(_ m: UInt16) -> UInt16 {
             switch self {
             case .full: return m
             case .bits8: return m & 0xFF00 | (m >> 8)  // 0xAB.. → 0xABAB: full scale stays full scale
+            case .bits7:
+                // Level L's bits repeated below it, as for bits8: 127 → 0xFFFF.
+                let level = m >> 9
+                return level << 9 | level << 2 | level >> 5
             case .percent:
-                let level = (UInt32(m) * 100 + 32767) / 65535
-                return UInt16((level * 65535 + 50) / 100)
+                // The smallest magnitude the driver turns into the same level.
+                let level = UInt32(m) * 100 / 65535
+                return UInt16((level * 65535 + 99) / 100)
+            case .switchAmplitude:
+                // The magnitude whose amplitude is exactly the step's own (amplitude 1003 = 65535).
+                let amp = UInt32(DeviceProfile.switchAmplitudes[Self.switchStep(m)])
+                return UInt16((amp * 65535 + 1002) / 1003)
+            case .onOff: return m > 0 ? 0xFFFF : 0
+            case .onOffBits8: return m >= 256 ? 0xFFFF : 0
             }
         }
+
+        /// hid-nintendo's step for a magnitude: `joycon_find_rumble_amp(magnitude · 1003 / 65535)`.
+        static func switchStep(_ m: UInt16) -> Int {
+            let amp = UInt32(m) * 1003 / 65535
+            let table = DeviceProfile.switchAmplitudes
+            var i = 0
+            while i < table.count - 1 && UInt32(table[i]) < amp { i += 1 }
+            return i
+        }
     }
+
+    /// hid-nintendo's rumble amplitude table (the `amp` column of `joycon_rumble_amplitudes`, from the
+    /// published Switch rumble data table, dekuNukem/Nintendo_Switch_Reverse_Engineering): 101 steps,
+    /// fine near zero and coarse near the top, 1003 = full.
+    public static let switchAmplitudes: [UInt16] = [
+        0, 10, 12, 14, 17, 20, 24, 28, 33, 40, 47, 56, 67, 80, 95, 112, 117, 123, 128, 134, 140,
+        146, 152, 159, 166, 173, 181, 189, 198, 206, 215, 225, 230, 235, 240, 245, 251, 256, 262, 268, 273,
+        279, 286, 292, 298, 305, 311, 318, 325, 332, 340, 347, 355, 362, 370, 378, 387, 395, 404, 413, 422,
+        431, 440, 450, 460, 470, 480, 491, 501, 512, 524, 535, 547, 559, 571, 584, 596, 609, 623, 636, 650,
+        665, 679, 694, 709, 725, 741, 757, 773, 790, 808, 825, 843, 862, 881, 900, 920, 940, 960, 981, 1003,
+    ]
 
     /// Transient pulse lengths in seconds. A rumble motor cannot play a 5 ms click: a transient becomes
     /// a pulse from `sharp` (sharpness 1) to `dull` (sharpness 0), never shorter than `minimum`.
@@ -56,9 +126,22 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     public var matches: [Match]
     /// Least time between two writes to the pad, in seconds.
     public var minimumUpdateInterval: Double
+    /// What the driver keeps of the strong motor's magnitude (and of the weak one's, unless
+    /// `weakQuantization` says otherwise).
     public var quantization: Quantization
+    /// The weak motor's quantization where it differs (an on/off motor); nil: `quantization`.
+    public var weakQuantization: Quantization?
     /// Pads that stop on their own need the current value re-sent this often (seconds); nil: never.
     public var refreshInterval: Double?
+    /// Stop by writing zero magnitudes to the still-playing effect instead of stopping it, for drivers
+    /// where (re)starting an effect costs more reports than updating it (hid-nintendo: a play is sent
+    /// twice by ff-memless, and every report it queues holds its 25 ms link). docs/devices.md.
+    public var keepsEffectPlaying: Bool
+    /// Send the last value of a burst once more, one interval after it was written. The kernel's
+    /// ff-memless (behind every driver here) can lose an in-place update: its timer may run before
+    /// ff-core has stored the new effect, send the old values, and not run again. The re-send reaches
+    /// the pad with the stored, new values. docs/devices.md.
+    public var settles: Bool
     public var transientPulse: TransientPulse
     /// Lowest magnitude (0…1) at which each motor still spins; non-zero output is lifted above it.
     public var strongFloor: Double
@@ -66,7 +149,8 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
 
     public init(
         name: String, displayName: String, matches: [Match] = [], minimumUpdateInterval: Double,
-        quantization: Quantization = .full, refreshInterval: Double? = nil,
+        quantization: Quantization = .full, weakQuantization: Quantization? = nil, refreshInterval: Double? = nil,
+        keepsEffectPlaying: Bool = false, settles: Bool = false,
         transientPulse: TransientPulse = .init(sharp: 0.030, dull: 0.080, minimum: 0.020),
         strongFloor: Double = 0, weakFloor: Double = 0
     ) {
@@ -75,7 +159,10 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         self.matches = matches
         self.minimumUpdateInterval = minimumUpdateInterval
         self.quantization = quantization
+        self.weakQuantization = weakQuantization
         self.refreshInterval = refreshInterval
+        self.keepsEffectPlaying = keepsEffectPlaying
+        self.settles = settles
         self.transientPulse = transientPulse
         self.strongFloor = strongFloor
         self.weakFloor = weakFloor
@@ -91,6 +178,12 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         let base = transientPulse.dull + (transientPulse.sharp - transientPulse.dull) * s
         let scaled = decayControl == 0 ? base : base * EnvelopeTiming.exp2(min(max(decayControl, -1), 1))
         return max(scaled, transientPulse.minimum, minimumUpdateInterval)
+    }
+
+    /// Both motors as the pad will play them (each motor's quantization applied).
+    @inlinable
+    public func quantize(_ m: MotorMagnitudes) -> MotorMagnitudes {
+        MotorMagnitudes(strong: quantization.apply(m.strong), weak: (weakQuantization ?? quantization).apply(m.weak))
     }
 
     /// Whether this profile is meant for the device with these ids.
@@ -113,7 +206,9 @@ extension DeviceProfile {
             .init(bus: busUSB, vendor: 0x045E, product: 0x028E), .init(bus: busUSB, vendor: 0x045E, product: 0x028F),
             .init(bus: busUSB, vendor: 0x045E, product: 0x0719),
         ],
-        minimumUpdateInterval: 0.008, quantization: .bits8,
+        // xpad: one transfer in flight, the OUT endpoint polled every 8 ms, ff-memless's jiffy on top:
+        // 12 ms loses no value (docs/devices.md, "xpad").
+        minimumUpdateInterval: 0.012, quantization: .bits8, settles: true,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.08, weakFloor: 0.08)
 
     public static let xboxOneUSB = DeviceProfile(
@@ -121,49 +216,81 @@ extension DeviceProfile {
         matches: [0x02D1, 0x02DD, 0x02E3, 0x02EA, 0x0B00, 0x0B12].map {
             .init(bus: busUSB, vendor: 0x045E, product: $0)
         },
-        minimumUpdateInterval: 0.008, quantization: .percent,
+        // xpad sends `magnitude >> 9` in the GIP packet; the 4 ms endpoint plus a jiffy: 8 ms.
+        minimumUpdateInterval: 0.008, quantization: .bits7, settles: true,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.06, weakFloor: 0.06)
 
     public static let xboxBluetooth = DeviceProfile(
-        name: "xbox-bluetooth", displayName: "Xbox One / Series over Bluetooth (xpadneo)",
+        name: "xbox-bluetooth", displayName: "Xbox One / Series over Bluetooth (hid-microsoft)",
         matches: [0x02E0, 0x02FD, 0x0B05, 0x0B13, 0x0B20, 0x0B22].map {
             .init(bus: busBluetooth, vendor: 0x045E, product: $0)
         },
-        // Firmware takes about 100 updates/s; older firmware wants 20–50 ms gaps.
-        minimumUpdateInterval: 0.020, quantization: .percent,
+        // hid-microsoft: ff-memless, 0…100 rounded down. The driver drains a report per jiffy; the
+        // firmware is what limits (about 100 updates/s, 20–50 ms gaps on older firmware: xpadneo).
+        minimumUpdateInterval: 0.020, quantization: .percent, settles: true,
         transientPulse: .init(sharp: 0.040, dull: 0.090, minimum: 0.040), strongFloor: 0.06, weakFloor: 0.06)
 
+    /// hid-sony on Linux ≤ 6.1 (hid-playstation from 6.2): 8-bit motors, every report carries them.
+    /// The pad stops on its own after about 5 s, so the value is re-sent every 2 s (SDL does too).
     public static let dualShock4 = DeviceProfile(
-        name: "dualshock4", displayName: "DualShock 4 (hid-playstation)",
-        matches: [0x05C4, 0x09CC, 0x0BA0].flatMap { p in
-            [busUSB, busBluetooth].map { DeviceProfile.Match(bus: $0, vendor: 0x054C, product: p) }
-        },
-        // No kernel rate limit, but every write is a HID report; SDL resends every 2 s.
-        minimumUpdateInterval: 0.010, quantization: .bits8, refreshInterval: 2.0)
+        name: "dualshock4", displayName: "DualShock 4 over USB (hid-sony / hid-playstation)",
+        matches: [0x05C4, 0x09CC, 0x0BA0].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
+        minimumUpdateInterval: 0.008, quantization: .bits8, refreshInterval: 2.0, settles: true)
+
+    public static let dualShock4Bluetooth = DeviceProfile(
+        name: "dualshock4-bluetooth", displayName: "DualShock 4 over Bluetooth (hid-sony / hid-playstation)",
+        matches: [0x05C4, 0x09CC].map { .init(bus: busBluetooth, vendor: 0x054C, product: $0) },
+        minimumUpdateInterval: 0.010, quantization: .bits8, refreshInterval: 2.0, settles: true)
+
+    /// hid-sony: the strong motor 8-bit, the weak one on or off (`magnitude / 256` non-zero), sent as
+    /// a SET_REPORT on the control endpoint.
+    public static let dualShock3 = DeviceProfile(
+        name: "dualshock3", displayName: "DualShock 3 over USB (hid-sony)",
+        matches: [.init(bus: busUSB, vendor: 0x054C, product: 0x0268)],
+        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOffBits8, settles: true)
+
+    public static let dualShock3Bluetooth = DeviceProfile(
+        name: "dualshock3-bluetooth", displayName: "DualShock 3 over Bluetooth (hid-sony)",
+        matches: [.init(bus: busBluetooth, vendor: 0x054C, product: 0x0268)],
+        minimumUpdateInterval: 0.010, quantization: .bits8, weakQuantization: .onOffBits8, settles: true)
 
     public static let dualSense = DeviceProfile(
-        name: "dualsense", displayName: "DualSense (hid-playstation)",
-        matches: [0x0CE6, 0x0DF2].flatMap { p in
-            [busUSB, busBluetooth].map { DeviceProfile.Match(bus: $0, vendor: 0x054C, product: p) }
-        },
-        minimumUpdateInterval: 0.010, quantization: .bits8)
+        name: "dualsense", displayName: "DualSense / DualSense Edge over USB (hid-playstation)",
+        matches: [0x0CE6, 0x0DF2].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
+        minimumUpdateInterval: 0.008, quantization: .bits8, settles: true)
 
+    public static let dualSenseBluetooth = DeviceProfile(
+        name: "dualsense-bluetooth", displayName: "DualSense / DualSense Edge over Bluetooth (hid-playstation)",
+        matches: [0x0CE6, 0x0DF2].map { .init(bus: busBluetooth, vendor: 0x054C, product: $0) },
+        minimumUpdateInterval: 0.010, quantization: .bits8, settles: true)
+
+    /// hid-bigbenff: the strong motor 8-bit, the weak one on for any non-zero magnitude; a SET_REPORT
+    /// only when the pair changed.
+    public static let bigben = DeviceProfile(
+        name: "bigben", displayName: "BigBen Interactive PS3-style pad (hid-bigbenff)",
+        matches: [.init(bus: busUSB, vendor: 0x146B, product: 0x0902)],
+        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOff, settles: true)
+
+    /// hid-nintendo (docs/devices.md): at least 25 ms between rumble packets, gated on the pad's input
+    /// reports, an 8-slot ring that sends the previous value first, and periodic resends that stop
+    /// after five. Paced so that every value is drained before the next; zero is written to the
+    /// playing effect (a new play would cost an extra packet); refreshed before the resends run out.
     public static let switchProUSB = DeviceProfile(
         name: "switch-pro-usb", displayName: "Switch Pro Controller over USB (hid-nintendo)",
         matches: [.init(bus: busUSB, vendor: 0x057E, product: 0x2009)],
-        // One rumble packet per 20 ms; faster only fills the driver's 8-deep queue.
-        minimumUpdateInterval: 0.020,
-        transientPulse: .init(sharp: 0.040, dull: 0.080, minimum: 0.040))
+        minimumUpdateInterval: 0.070, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
+        settles: true, transientPulse: .init(sharp: 0.070, dull: 0.100, minimum: 0.070))
 
     public static let switchProBluetooth = DeviceProfile(
         name: "switch-pro-bluetooth", displayName: "Switch Pro Controller over Bluetooth (hid-nintendo)",
         matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2009)],
-        minimumUpdateInterval: 0.060,
-        transientPulse: .init(sharp: 0.060, dull: 0.120, minimum: 0.060))
+        minimumUpdateInterval: 0.080, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
+        settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080))
 
     /// Built-in profiles, most specific first; `generic` last.
     public static let builtIn: [DeviceProfile] = [
-        xbox360, xboxOneUSB, xboxBluetooth, dualShock4, dualSense, switchProUSB, switchProBluetooth, generic,
+        xbox360, xboxOneUSB, xboxBluetooth, dualShock4, dualShock4Bluetooth, dualShock3, dualShock3Bluetooth, dualSense,
+        dualSenseBluetooth, bigben, switchProUSB, switchProBluetooth, generic,
     ]
 
     public static func named(_ name: String, in profiles: [DeviceProfile] = builtIn) -> DeviceProfile? {

@@ -76,7 +76,7 @@ public enum MotorMapping {
             weak = scale(lift(i, floor: profile.weakFloor))
         }
         guard quantized else { return MotorMagnitudes(strong: strong, weak: weak) }
-        return MotorMagnitudes(strong: profile.quantization.apply(strong), weak: profile.quantization.apply(weak))
+        return profile.quantize(MotorMagnitudes(strong: strong, weak: weak))
     }
 
     @inlinable

@@ -73,10 +73,70 @@ public struct PadLog: Sendable {
 /// The motor state a log implies: running after a PLAY with value > 0, stopped after a stop, erase
 /// or unplug.
 public func motorRunning(_ entries: [PadEntry]) -> Bool {
-    var running = false
+    // Running: the effect plays with magnitudes that are not both zero. (An effect playing zeros is
+    // how hapticd re-sends zero after a stop on profiles that settle: docs/devices.md.)
+    var playing = false
+    var magnitude = false
     for e in entries {
-        if e.event == "PLAY" { running = e.fields["value"] != "0" }
-        if e.event == "ERASE" || e.event == "DESTROYED" { running = false }
+        if e.event == "UPLOAD" { magnitude = (e.int("strong") ?? 0) != 0 || (e.int("weak") ?? 0) != 0 }
+        if e.event == "PLAY" { playing = e.fields["value"] != "0" }
+        if e.event == "ERASE" || e.event == "DESTROYED" { playing = false }
     }
-    return running
+    return playing && magnitude
+}
+
+/// Whether a profile's settling zero (zeros uploaded to the stopped effect, then played) came after
+/// the last stop: the pad is quiet for good (docs/devices.md, "ff-memless loses an update").
+public func settledAfterStop(_ entries: [PadEntry]) -> Bool {
+    guard let stop = entries.lastIndex(where: { $0.event == "PLAY" && $0.fields["value"] == "0" }) else { return false }
+    let after = entries[(stop + 1)...]
+    return after.contains { $0.event == "UPLOAD" && $0.int("strong") == 0 && $0.int("weak") == 0 }
+        && after.contains { $0.event == "PLAY" && $0.fields["value"] == "1" }
+}
+
+/// CLOCK_MONOTONIC in seconds: the clock the fixtures stamp their logs with and hapticd's traces use.
+public func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Reads a growing text file line by line, only what was appended since the last call: cheap enough to
+/// poll every few milliseconds inside the VM (one CPU, shared with what is being measured).
+public final class LineTail {
+    public let path: String
+    private var file: UnsafeMutablePointer<FILE>?
+    private var partial = ""
+    public private(set) var lines: [String] = []
+
+    public init(path: String) { self.path = path }
+    deinit { if let f = file { fclose(f) } }
+
+    /// Appends the complete lines written since the last call to `lines`; returns how many came.
+    @discardableResult
+    public func poll() -> Int {
+        if file == nil { file = fopen(path, "r") }
+        guard let f = file else { return 0 }
+        clearerr(f)
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let before = lines.count
+        while fgets(&buffer, Int32(buffer.count), f) != nil {
+            let chunk = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if chunk.hasSuffix("\n") {
+                lines.append(partial + String(chunk.dropLast()))
+                partial = ""
+            } else {
+                partial += chunk
+            }
+        }
+        return lines.count - before
+    }
+}
+
+/// The `p`-th percentile (0…100) of the values, nearest rank; nil when empty.
+public func percentile(of values: [Double], _ p: Double) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let sorted = values.sorted()
+    let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+    return sorted[min(max(rank - 1, 0), sorted.count - 1)]
 }

@@ -31,7 +31,7 @@ guard let pad = DeviceDiscovery.scan().devices.first(where: { $0.name == "haptic
 }
 
 // A pattern with three steps, 150 ms apart: a strong-motor event whose intensity control steps
-// 0.2 → 0.6 → 1.0, then ends. The pad (Xbox One ids) quantizes to 0…100.
+// 0.2 → 0.6 → 1.0, then ends. The pad (Xbox One ids) quantizes as xpad does (0…127).
 let steps = [0.2, 0.6, 1.0]
 var elements: [PatternElement] = [.event(.continuous(at: 0, duration: 0.45, intensity: 1, sharpness: 0))]
 for (i, v) in steps.enumerated() { elements.append(.parameter(.init(.hapticIntensityControl, v, at: Double(i) * 0.15))) }
@@ -51,8 +51,15 @@ do {
         try engine.start(p)
         return p
     }!
-    let entries = log.wait(from: start, timeout: 10) { e in e.contains { $0.event == "PLAY" && $0.fields["value"] == "0" } }
-    let uploads = entries.filter { $0.event == "UPLOAD" }
+    let untilStop = log.wait(from: start, timeout: 10) { e in e.contains { $0.event == "PLAY" && $0.fields["value"] == "0" } }
+    // Up to the stop; a settling profile then re-sends zero (zeros played), judged below.
+    let entries = Array(untilStop.prefix(through: untilStop.firstIndex { $0.event == "PLAY" && $0.fields["value"] == "0" } ?? untilStop.count - 1))
+    // A settling profile sends the last value of a burst once more: one value, one run of uploads.
+    var uploads: [PadEntry] = []
+    for u in entries where u.event == "UPLOAD" {
+        if let last = uploads.last, profile.settles, last.fields["strong"] == u.fields["strong"], last.fields["weak"] == u.fields["weak"] { continue }
+        uploads.append(u)
+    }
     let got = uploads.map { MotorMagnitudes(strong: UInt16($0.int("strong")!), weak: UInt16($0.int("weak")!)) }
     check(got == expected, "the pattern's three steps arrive in order with the exact (quantized) values", "got \(got), expected \(expected)")
     check(Set(uploads.map { $0.fields["id"]! }).count == 1, "through one effect id", "\(uploads)")
@@ -63,6 +70,10 @@ do {
         check(gaps.allSatisfy { $0 > 0.10 && $0 < 0.20 }, "the steps arrive about 150 ms apart (coarse: TCG timing is noisy)", "\(gaps)")
     }
     check(!motorRunning(log.read()), "the motor is stopped when the pattern ends")
+    if profile.settles {
+        let after = log.wait(from: start, timeout: 5) { settledAfterStop($0) }
+        check(settledAfterStop(after) && !motorRunning(after), "and zero is re-sent once after the stop (the profile settles): zeros played", "\(after.suffix(4))")
+    }
     let ended = events.all.contains(.playerEnded(pad: 0, locality: .default, player: player, end: .finished))
     check(ended, "the player reports that it finished")
 

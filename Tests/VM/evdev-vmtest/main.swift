@@ -85,6 +85,49 @@ do {
     check(false, "the rumble pad opens and takes updates", "\(error)")
 }
 
+// 4b. Refresh re-uploads the same values in place (one report on ff-memless drivers, where a second
+//     play would send two); with `keepsEffectPlaying` (hid-nintendo's profile) zero is uploaded to the
+//     playing effect instead of stopping it, and the next value is an update, not a new play.
+do {
+    let device = try RumbleDevice(path: pad.path)
+    check(!device.keepsEffectPlaying, "a pad whose profile does not ask for it stops on zero")
+    var start = log.read().count
+    try device.set(MotorMagnitudes(strong: 7000, weak: 8000))
+    try device.refresh()
+    var entries = log.wait(from: start, count: 3)
+    check(entries.map(\.event) == ["UPLOAD", "PLAY", "UPLOAD"] && entries[2].fields["strong"] == "7000" && entries[2].fields["weak"] == "8000",
+          "refresh uploads the current values again, in place, without a new play", "\(entries)")
+    // Zero re-sent after a stop (ff-memless can drop a stop): zeros uploaded and played; the next value
+    // is then an update in place.
+    start = log.read().count
+    try device.set(.zero)
+    try device.refresh()
+    try device.set(MotorMagnitudes(strong: 6000, weak: 5000))
+    entries = log.wait(from: start, count: 4)
+    check(entries.map(\.event) == ["PLAY", "UPLOAD", "PLAY", "UPLOAD"]
+            && entries[0].fields["value"] == "0" && entries[1].fields["strong"] == "0" && entries[1].fields["weak"] == "0"
+            && entries[2].fields["value"] == "1" && entries[3].fields["strong"] == "6000",
+          "zero re-sent after a stop: zeros uploaded and played; then an update in place", "\(entries)")
+    device.keepsEffectPlaying = true
+    start = log.read().count
+    try device.set(.zero)
+    try device.refresh()
+    try device.set(MotorMagnitudes(strong: 9000, weak: 1000))
+    entries = log.wait(from: start, count: 3)
+    check(entries.count == 3 && entries.allSatisfy { $0.event == "UPLOAD" }
+            && entries.prefix(2).allSatisfy { $0.fields["strong"] == "0" && $0.fields["weak"] == "0" }
+            && entries[2].fields["strong"] == "9000" && !entries.contains { $0.event == "PLAY" },
+          "keepsEffectPlaying: zero is an upload of zeros (re-sent the same way), the next value an update; no stop, no new play",
+          "\(entries)")
+    start = log.read().count
+    device.close()
+    entries = log.wait(from: start) { $0.contains { $0.event == "ERASE" } }
+    check(!motorRunning(log.read()) && entries.contains { $0.event == "PLAY" && $0.fields["value"] == "0" },
+          "keepsEffectPlaying: closing still stops and erases the effect", "\(entries)")
+} catch {
+    check(false, "refresh and keepsEffectPlaying", "\(error)")
+}
+
 // 5. Hot-plug: unplug mid-rumble gives a removal event and a clean error; re-plug is found again.
 do {
     let monitor = try DeviceMonitor()
