@@ -87,6 +87,8 @@ final class Pad {
     let type: String
     let expectedProfile: String
     let full: Bool
+    /// Measured against the bare evdev client too (Floor.swift).
+    let floor: Bool
     let tail: LineTail
     var bus: UInt16 = 0
     var usbID = ""
@@ -118,6 +120,7 @@ final class Pad {
         type = parts[0]
         expectedProfile = parts.count > 1 ? parts[1] : "?"
         full = parts.count > 2 ? parts[2] == "full" : true
+        floor = parts.count > 3 && parts[3] == "floor"
         tail = LineTail(path: "\(padDirectory)/\(type).log")
         poll()
     }
@@ -785,6 +788,8 @@ for pad in pads where pad.device >= 0 {
         t.measures["stop_to_zero_ms"] = ms(stop)
         t.measures["stop_all_to_zero_ms"] = ms(stopTest(t, pad, "stop_all") { _ throws(ClientError) in _ = try client.request("stop_all") })
     }
+    // The floor to beat: a bare evdev client, as SDL drives the pad, against hapticd (Floor.swift).
+    if pad.floor && getenv("DRIVERS_VMTEST_NO_FLOOR") == nil { floorComparison(pad) }
     print("pad \(pad.type): \(Int((monotonicNow() - begin) * 1000)) ms")
 }
 
@@ -894,6 +899,7 @@ for pad in pads {
           + cell(v("ramp_reports_per_s"), 7) + cell("\(v("lag_p50_ms"))/\(v("lag_p99_ms"))", 13) + cell(v("last_change_to_report_ms"), 7)
           + "\(v("stop_to_zero_ms"))/\(v("stop_all_to_zero_ms"))")
 }
+printFloorTable()
 kill(daemonPID, SIGKILL)
 _ = waitExit(daemonPID, timeout: 5)
 finish("drivers-vmtest")

@@ -2,22 +2,23 @@
 # hid-microsoft, hid-bigbenff), each bound to an emulated pad on /dev/uhid (uhidpad).
 # Each entry: uhidpad type, the profile hapticd must pick, and the suite (full: every check and
 # measurement; light: profile, a ramp value for value, stop and stop_all — for pads that share a
-# driver path with a fully tested one).
+# driver path with a fully tested one); "floor" adds the comparison with a bare evdev client (as SDL
+# drives the pad) — once per driver path, to keep the VM run short.
 . /lib/vm-lib.sh
 PADS="
-dualsense-usb:dualsense:full
+dualsense-usb:dualsense:full:floor
 dualsense-bt:dualsense-bluetooth:full
 dualsense-edge-usb:dualsense:light
-ds4-usb:dualshock4:full
+ds4-usb:dualshock4:full:floor
 ds4v2-usb:dualshock4:light
 ds4-bt:dualshock4-bluetooth:full
-ds3-usb:dualshock3:full
+ds3-usb:dualshock3:full:floor
 ds3-bt:dualshock3-bluetooth:light
-switch-pro-usb:switch-pro-usb:full
+switch-pro-usb:switch-pro-usb:full:floor
 switch-pro-bt:switch-pro-bluetooth:full
-xbox-series-bt:xbox-bluetooth:full
+xbox-series-bt:xbox-bluetooth:full:floor
 xbox-one-s-bt:xbox-bluetooth:light
-bigben:bigben:full
+bigben:bigben:full:floor
 "
 # Kernel parameter vmtest.pads=TYPE,TYPE (HAPTICD_VM_PADS=… scripts/vm-test.sh) keeps only those pads.
 only=$(sed -n 's/.*vmtest\.pads=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')

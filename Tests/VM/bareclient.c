@@ -1,0 +1,137 @@
+// A bare evdev rumble client: the floor hapticd is measured against on the kernel's real drivers
+// (docs/benchmarks.md, "Real drivers"). Per command it does what SDL's Linux joystick backend does for
+// SDL_RumbleGamepad: upload the FF_RUMBLE effect with EVIOCSFF (the same id after the first time) and
+// play it with an EV_FF write, value 1 — even for 0/0. Nothing else: no pacing, no mixing, no socket.
+//
+// It logs each command just before its ioctl, with a CLOCK_MONOTONIC time stamp (the clock the
+// emulated pads stamp their reports with), one line each, flushed at once:
+//   <sec.usec> CMD strong=<n> weak=<n>
+//   <sec.usec> DONE
+//
+// Usage: bareclient --dev /dev/input/eventN --log FILE MODE ...
+//   clicks COUNT STRONG WEAK    COUNT times: STRONG/WEAK, 60 ms later 0/0, then 140 ms of rest
+//   ramp PERIOD_MS DURATION_MS  a command every PERIOD_MS (absolute deadlines) for DURATION_MS, the
+//                               strong and weak magnitudes rising from 20 % to 90 % of full scale,
+//                               then 0/0
+// Exit status 0 when every command was accepted by the kernel.
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/input.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+static FILE *logf_;
+static void logline(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void logline(const char *fmt, ...) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    fprintf(logf_, "%ld.%06ld ", (long)ts.tv_sec, ts.tv_nsec / 1000);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(logf_, fmt, ap);
+    va_end(ap);
+    fputc('\n', logf_);
+    fflush(logf_);
+}
+
+static int fd = -1;
+static struct ff_effect effect = {.type = FF_RUMBLE, .id = -1};
+
+// SDL: effect.replay.length = SDL_MAX_RUMBLE_DURATION_MS (0xFFFF); EVIOCSFF; then play, value 1.
+static int command(unsigned strong, unsigned weak) {
+    effect.u.rumble.strong_magnitude = (unsigned short)strong;
+    effect.u.rumble.weak_magnitude = (unsigned short)weak;
+    effect.replay.length = 0xFFFF;
+    effect.replay.delay = 0;
+    logline("CMD strong=%u weak=%u", strong, weak);
+    if (ioctl(fd, EVIOCSFF, &effect) < 0) {
+        logline("ERROR upload errno=%d", errno);
+        return -1;
+    }
+    struct input_event play = {.type = EV_FF, .code = (unsigned short)effect.id, .value = 1};
+    if (write(fd, &play, sizeof play) != (ssize_t)sizeof play) {
+        logline("ERROR play errno=%d", errno);
+        return -1;
+    }
+    return 0;
+}
+
+static void sleep_until(const struct timespec *t) {
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t, NULL) == EINTR) {}
+}
+
+static void add_ns(struct timespec *t, long long ns) {
+    long long total = t->tv_nsec + ns;
+    t->tv_sec += total / 1000000000LL;
+    t->tv_nsec = total % 1000000000LL;
+}
+
+static void sleep_ms(long ms) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    add_ns(&t, ms * 1000000LL);
+    sleep_until(&t);
+}
+
+int main(int argc, char **argv) {
+    const char *dev = NULL, *path = NULL;
+    int i = 1;
+    for (; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--dev")) dev = argv[i + 1];
+        else if (!strcmp(argv[i], "--log")) path = argv[i + 1];
+        else break;
+    }
+    if (!dev || !path || i >= argc) {
+        fprintf(stderr, "usage: bareclient --dev /dev/input/eventN --log FILE (clicks COUNT STRONG WEAK | ramp PERIOD_MS DURATION_MS)\n");
+        return 2;
+    }
+    logf_ = fopen(path, "a");
+    if (!logf_) {
+        perror(path);
+        return 1;
+    }
+    fd = open(dev, O_RDWR);
+    if (fd < 0) {
+        logline("ERROR open %s errno=%d", dev, errno);
+        return 1;
+    }
+    int failed = 0;
+    if (!strcmp(argv[i], "clicks") && i + 3 < argc) {
+        long count = atol(argv[i + 1]);
+        unsigned strong = (unsigned)atol(argv[i + 2]), weak = (unsigned)atol(argv[i + 3]);
+        for (long k = 0; k < count && !failed; k++) {
+            failed |= command(strong, weak) < 0;
+            sleep_ms(60);
+            failed |= command(0, 0) < 0;
+            sleep_ms(140);
+        }
+    } else if (!strcmp(argv[i], "ramp") && i + 2 < argc) {
+        long period_ms = atol(argv[i + 1]), duration_ms = atol(argv[i + 2]);
+        if (period_ms <= 0 || duration_ms < period_ms) {
+            fprintf(stderr, "ramp: PERIOD_MS > 0 and DURATION_MS ≥ PERIOD_MS\n");
+            return 2;
+        }
+        long steps = duration_ms / period_ms;
+        struct timespec next;
+        clock_gettime(CLOCK_MONOTONIC, &next);
+        for (long k = 0; k < steps && !failed; k++) {
+            unsigned m = (unsigned)(65535.0 * (0.2 + 0.7 * (double)k / (double)(steps > 1 ? steps - 1 : 1)));
+            failed |= command(m, m) < 0;
+            add_ns(&next, period_ms * 1000000LL);
+            sleep_until(&next);
+        }
+        failed |= command(0, 0) < 0;
+    } else {
+        fprintf(stderr, "bareclient: unknown mode %s\n", argv[i]);
+        return 2;
+    }
+    sleep_ms(100);
+    logline("DONE");
+    close(fd);  // the kernel erases the effect and stops it
+    return failed ? 1 : 0;
+}

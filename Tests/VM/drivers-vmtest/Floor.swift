@@ -1,0 +1,295 @@
+import Glibc
+import HapticClient
+import HapticCore
+import VMTestSupport
+
+// MARK: the floor: a bare evdev client against hapticd (issue 13 §2, docs/benchmarks.md "Real drivers")
+//
+// Per pad, the same commands twice: from `bareclient` (C: per command EVIOCSFF and an EV_FF play, as
+// SDL's Linux backend does) straight on the pad's evdev node, and from this program to hapticd's socket
+// (`rumble`, SDL_RumbleGamepad's equivalent). Both log when they sent each command (CLOCK_MONOTONIC, as
+// the pads stamp their reports), so the pad's reports give:
+// - command → first report, p50 of `floorClicks` commands (a value, 60 ms later 0/0, 140 ms of rest);
+// - a ramp of updates every 16 ms (a 60 fps game): each value's lag (command → the report carrying
+//   it), median, and the values that never reached the pad;
+// - a ramp of updates every 4 ms: reports per second at the pad.
+// A measurement, not a gate — except that hapticd loses no value of the 16 ms ramp where its profile
+// paces faster than 16 ms (values taken across a logged VM stall aside).
+
+let floorClicks = 10
+let floorRampMilliseconds = 500
+
+/// The ramp's k-th magnitude of `steps`, exactly as bareclient computes it (20 % → 90 % of full scale).
+func rampMagnitude(_ k: Int, _ steps: Int) -> UInt16 {
+    UInt16(65535.0 * (0.2 + 0.7 * Double(k) / Double(steps > 1 ? steps - 1 : 1)))
+}
+
+struct Command {
+    var time: Double
+    var value: MotorMagnitudes
+}
+
+struct FloorResult {
+    var latencies: [Double] = []
+    /// hapticd only: command → its write (trace), and write → report.
+    var toWrite: [Double] = []
+    var writeToReport: [Double] = []
+    var lags16: [Double] = []
+    var lost16 = 0
+    /// hapticd only: values it never wrote (its trace), as opposed to values the driver coalesced.
+    var unwritten16 = 0
+    var judged16 = 0
+    var excused16 = 0
+    var rate4: Double?
+    /// hapticd only: its writes per second during the 4 ms ramp (its trace).
+    var writes4: Double?
+}
+
+/// Runs bareclient on the pad; its commands, or nil when it failed.
+@MainActor func runBare(_ pad: Pad, _ mode: [String]) -> [Command]? {
+    let log = "/tmp/bare-\(pad.type).log"
+    unlink(log)
+    let words = ["/bin/bareclient", "--dev", pad.node, "--log", log] + mode
+    var pid: pid_t = 0
+    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+    cargs.append(nil)
+    defer { for p in cargs { free(p) } }
+    guard posix_spawn(&pid, words[0], nil, nil, &cargs, environ) == 0 else { return nil }
+    var status: Int32 = -1
+    let end = monotonicNow() + 30
+    while monotonicNow() < end {
+        pollAll()
+        if waitpid(pid, &status, WNOHANG) == pid { break }
+        usleep(5000)
+    }
+    let tail = LineTail(path: log)
+    tail.poll()
+    guard status == 0 else {
+        check(false, "\(pad.type): bareclient \(mode.joined(separator: " ")) runs", tail.lines.suffix(5).joined(separator: "\n"))
+        return nil
+    }
+    return tail.lines.compactMap { line in
+        let w = line.split(separator: " ")
+        guard w.count == 4, w[1] == "CMD", let t = Double(w[0]),
+              let s = UInt16(w[2].dropFirst("strong=".count)), let k = UInt16(w[3].dropFirst("weak=".count)) else { return nil }
+        return Command(time: t, value: MotorMagnitudes(strong: s, weak: k))
+    }
+}
+
+/// One `rumble` command to hapticd, stamped just before it is sent.
+@MainActor func rumbleCommand(_ pad: Pad, _ m: MotorMagnitudes) -> Command? {
+    var body = JSONObject([
+        "device": .number(Double(pad.device)), "strong": .number(Double(m.strong) / 65535), "weak": .number(Double(m.weak) / 65535),
+    ])
+    if !m.isZero { body.append("duration", .number(5)) }
+    let t = monotonicNow()
+    guard (try? client.request("rumble", body)) != nil else { return nil }
+    return Command(time: t, value: m)
+}
+
+/// Sleeps until the absolute CLOCK_MONOTONIC time `t` (seconds).
+func sleepUntil(_ t: Double) {
+    var ts = timespec(tv_sec: Int(t), tv_nsec: Int((t - Double(Int(t))) * 1e9))
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+}
+
+@MainActor func hapticdClicks(_ pad: Pad) -> [Command] {
+    var out: [Command] = []
+    for _ in 0..<floorClicks {
+        if let c = rumbleCommand(pad, MotorMagnitudes(strong: 0xC000, weak: 0x8000)) { out.append(c) }
+        sleepFor(0.06)
+        if let c = rumbleCommand(pad, .zero) { out.append(c) }
+        sleepFor(0.14)
+    }
+    return out
+}
+
+/// A ramp through hapticd's socket as a game loop sends it: one `rumble` line per period on absolute
+/// deadlines, not waiting for the replies (read at the end), each stamped just before it is written.
+@MainActor func hapticdRamp(_ pad: Pad, periodMilliseconds: Int) -> [Command] {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return [] }
+    defer { close(fd) }
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { buf in
+        for (i, b) in socketPath.utf8.prefix(buf.count - 1).enumerated() { buf[i] = b }
+    }
+    let ok = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard ok == 0 else { return [] }
+    func send(_ m: MotorMagnitudes, _ id: Int) -> Command? {
+        var body = JSONObject([
+            "id": .number(Double(id)), "cmd": .string("rumble"), "device": .number(Double(pad.device)),
+            "strong": .number(Double(m.strong) / 65535), "weak": .number(Double(m.weak) / 65535),
+        ])
+        if !m.isZero { body.append("duration", .number(5)) }
+        let line = Array((JSONWriter.write(.object(body)) + "\n").utf8)
+        let t = monotonicNow()
+        let n = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        return n == line.count ? Command(time: t, value: m) : nil
+    }
+    var out: [Command] = []
+    let steps = floorRampMilliseconds / periodMilliseconds
+    var next = monotonicNow()
+    for k in 0..<steps {
+        let m = rampMagnitude(k, steps)
+        if let c = send(MotorMagnitudes(strong: m, weak: m), k + 1) { out.append(c) }
+        next += Double(periodMilliseconds) / 1000
+        sleepUntil(next)
+    }
+    if let c = send(.zero, steps + 1) { out.append(c) }
+    // Every reply, then close (a rumble stops with its connection; the last command stopped it).
+    var replies = 0
+    var buf = [UInt8](repeating: 0, count: 65536)
+    let end = monotonicNow() + 5
+    while replies < steps + 1 && monotonicNow() < end {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 100) > 0 else { continue }
+        let n = read(fd, &buf, buf.count)
+        if n <= 0 { break }
+        replies += buf[0..<n].filter { $0 == UInt8(ascii: "\n") }.count
+    }
+    return out
+}
+
+/// Waits until the pad is at zero and its reports have stopped for a while (hid-nintendo drains its
+/// ring for a few hundred milliseconds after a fast ramp).
+@MainActor func waitQuiet(_ pad: Pad) {
+    waitUntil(5) { pad.current.isZero && monotonicNow() - (pad.reports.last?.time ?? 0) > 0.25 }
+}
+
+/// command → first non-zero report, per non-zero command (samples across a VM stall left out).
+@MainActor func commandLatencies(_ pad: Pad, _ cmds: [Command], hapticd: Bool, into r: inout FloorResult) {
+    for (i, c) in cmds.enumerated() where !c.value.isZero {
+        let until = i + 1 < cmds.count ? cmds[i + 1].time : c.time + 0.2
+        guard let first = pad.reports.first(where: { $0.time >= c.time && !$0.level.isZero }), first.time <= until + 0.2,
+              stall(from: c.time, to: first.time) == nil else { continue }
+        r.latencies.append(first.time - c.time)
+        if hapticd, let w = writes[pad.device]?.first(where: { $0.time >= c.time && !$0.value.isZero }), w.time <= first.time {
+            r.toWrite.append(w.time - c.time)
+            r.writeToReport.append(first.time - w.time)
+        }
+    }
+}
+
+/// The 16 ms ramp: per command whose level differs from the one before (the pad could tell it apart),
+/// the first report carrying that level; lags, and the values that never arrived. With `traced`
+/// (hapticd), also the values hapticd never wrote.
+@MainActor func rampLags(_ pad: Pad, _ cmds: [Command], traced: Bool = false, into r: inout FloorResult) -> [String] {
+    let ramp = cmds.filter { !$0.value.isZero }
+    guard let last = ramp.last else { return [] }
+    var lostDetail: [String] = []
+    var previous: Level?
+    for (i, c) in ramp.enumerated() {
+        let level = pad.level(c.value)
+        defer { previous = level }
+        guard level != previous else { continue }
+        let next = i + 1 < ramp.count ? ramp[i + 1].time : c.time + 0.016
+        if traced, !(writes[pad.device] ?? []).contains(where: { $0.time >= c.time && $0.time <= last.time + 1 && pad.level($0.value) == level }),
+           stall(from: c.time, to: next + 0.05) == nil {
+            r.unwritten16 += 1
+        }
+        if let report = pad.reports.first(where: { $0.time >= c.time && $0.level == level }), report.time <= last.time + 1 {
+            r.judged16 += 1
+            if stall(from: c.time, to: report.time) == nil { r.lags16.append(report.time - c.time) }
+        } else if stall(from: c.time, to: next + 0.05) != nil {
+            r.excused16 += 1
+        } else {
+            r.judged16 += 1
+            r.lost16 += 1
+            lostDetail.append("\(level) (sent \(c.time); the pad's log then: \(pad.log(from: c.time - 0.01, to: next + 0.01).map { $0.split(separator: " ").prefix(4).joined(separator: " ") }))")
+        }
+    }
+    return lostDetail
+}
+
+/// Reports per second at the pad while a ramp's commands ran.
+@MainActor func reportRate(_ pad: Pad, _ cmds: [Command]) -> Double? {
+    let ramp = cmds.filter { !$0.value.isZero }
+    guard let a = ramp.first?.time, let b = ramp.last?.time, b > a else { return nil }
+    let n = pad.reports.filter { $0.time >= a && $0.time <= b }.count
+    return Double(n) / (b - a)
+}
+
+@MainActor var floorResults: [(pad: Pad, bare: FloorResult, hapticd: FloorResult)] = []
+
+@MainActor func floorComparison(_ pad: Pad) {
+    var bare = FloorResult()
+    var mine = FloorResult()
+    waitQuiet(pad)
+    // The bare client.
+    if let cmds = runBare(pad, ["clicks", "\(floorClicks)", "\(0xC000)", "\(0x8000)"]) {
+        waitQuiet(pad)
+        commandLatencies(pad, cmds, hapticd: false, into: &bare)
+    }
+    if let cmds = runBare(pad, ["ramp", "16", "\(floorRampMilliseconds)"]) {
+        waitQuiet(pad)
+        let lost = rampLags(pad, cmds, into: &bare)
+        if !lost.isEmpty { print("NOTE \(pad.type) bare client, 16 ms ramp: never reached the pad: \(lost)") }
+    }
+    if let cmds = runBare(pad, ["ramp", "4", "\(floorRampMilliseconds)"]) {
+        waitQuiet(pad)
+        bare.rate4 = reportRate(pad, cmds)
+    }
+    // hapticd, through its socket.
+    let clicks = hapticdClicks(pad)
+    waitQuiet(pad)
+    commandLatencies(pad, clicks, hapticd: true, into: &mine)
+    // No value lost where the profile paces faster than the updates come (retried when the VM stalled).
+    let pacedFaster = pad.profile.minimumUpdateInterval < 0.016
+    trial(pad, "16 ms ramp through hapticd") { t in
+        var r = FloorResult()
+        let cmds = hapticdRamp(pad, periodMilliseconds: 16)
+        waitQuiet(pad)
+        let lost = rampLags(pad, cmds, traced: true, into: &r)
+        mine.lags16 = r.lags16
+        mine.unwritten16 = r.unwritten16
+        mine.lost16 = r.lost16
+        mine.judged16 = r.judged16
+        mine.excused16 = r.excused16
+        if pacedFaster {
+            // hapticd's part: it writes every value. What the driver then does with them (coalescing
+            // to the newest when its work item is held up) is measured, not asserted.
+            t.check(r.unwritten16 == 0 && r.judged16 > 0,
+                    "\(pad.type): updates every 16 ms through hapticd: it writes every value (\(r.judged16) judged, \(r.excused16) across VM stalls)",
+                    "\(r.unwritten16) never written", timing: true)
+            if !lost.isEmpty { print("NOTE \(pad.type) hapticd, 16 ms ramp: written but never reported (the driver coalesced them): \(lost)") }
+        } else if !lost.isEmpty {
+            print("NOTE \(pad.type) hapticd, 16 ms ramp: \(lost.count) values coalesced by the profile's \(ms(pad.profile.minimumUpdateInterval)) ms pacing")
+        }
+    }
+    let ramp4 = hapticdRamp(pad, periodMilliseconds: 4)
+    waitQuiet(pad)
+    mine.rate4 = reportRate(pad, ramp4)
+    let nonzero = ramp4.filter { !$0.value.isZero }
+    if let a = nonzero.first?.time, let b = nonzero.last?.time, b > a {
+        mine.writes4 = Double((writes[pad.device] ?? []).filter { $0.time >= a && $0.time <= b }.count) / (b - a)
+    }
+    floorResults.append((pad, bare, mine))
+    func p50(_ xs: [Double]) -> String { ms(percentile(of: xs, 50)) }
+    print("MEASURE-FLOOR pad=\(pad.type) profile=\(pad.profile.name) interval_ms=\(ms(pad.profile.minimumUpdateInterval))"
+          + " bare_cmd_to_report_p50_ms=\(p50(bare.latencies)) hapticd_cmd_to_report_p50_ms=\(p50(mine.latencies))"
+          + " hapticd_cmd_to_write_p50_ms=\(p50(mine.toWrite)) hapticd_write_to_report_p50_ms=\(p50(mine.writeToReport))"
+          + " bare_lag16_p50_ms=\(p50(bare.lags16)) hapticd_lag16_p50_ms=\(p50(mine.lags16))"
+          + " bare_lost16=\(bare.lost16)/\(bare.judged16) hapticd_lost16=\(mine.lost16)/\(mine.judged16)"
+          + " bare_rate4=\(bare.rate4.map { "\(Int($0.rounded()))" } ?? "-") hapticd_rate4=\(mine.rate4.map { "\(Int($0.rounded()))" } ?? "-")"
+          + " hapticd_writes4=\(mine.writes4.map { "\(Int($0.rounded()))" } ?? "-")")
+}
+
+/// The table, per pad (docs/benchmarks.md records it).
+@MainActor func printFloorTable() {
+    func cell(_ s: String, _ width: Int) -> String { s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count) }
+    func p50(_ xs: [Double]) -> String { ms(percentile(of: xs, 50)) }
+    func rate(_ x: Double?) -> String { x.map { "\(Int($0.rounded()))" } ?? "-" }
+    print("FLOOR " + cell("pad", 16) + cell("int", 5) + cell("cmd→report p50 bare/hapticd (write+report)", 44)
+          + cell("16 ms lag p50 bare/hapticd", 27) + cell("lost bare/hapticd", 19) + "4 ms reports/s bare/hapticd (hapticd's writes/s)")
+    for (pad, b, h) in floorResults {
+        print("FLOOR " + cell(pad.type, 16) + cell(ms(pad.profile.minimumUpdateInterval), 5)
+              + cell("\(p50(b.latencies)) / \(p50(h.latencies)) (\(p50(h.toWrite))+\(p50(h.writeToReport)))", 44)
+              + cell("\(p50(b.lags16)) / \(p50(h.lags16))", 27)
+              + cell("\(b.lost16)/\(b.judged16) / \(h.lost16)/\(h.judged16)", 19)
+              + "\(rate(b.rate4)) / \(rate(h.rate4)) (\(rate(h.writes4)))")
+    }
+}
