@@ -8,27 +8,27 @@ import NIOPosix
 
 /// The daemon's output to one connection: replies, and events that may be dropped.
 ///
-/// Events come from the render queue, replies from the connection's event loop; both are counted as
-/// pending until NIO has handed them to the kernel. An event that would take the pending bytes over
-/// `limits.output_buffer_bytes` is dropped and counted, and once the client has caught up (below half
-/// the bound) it gets `{"event":"events_dropped","count":N}`: a subscriber that does not read costs a
-/// bounded buffer, never memory without end.
+/// The bound is NIO's write-buffer watermark (high `limits.output_buffer_bytes`, low half of it): an
+/// event for a connection that is over it — not writable — is dropped and counted, and once the
+/// client has caught up (under the low mark) it gets `{"event":"events_dropped","count":N}`: a
+/// subscriber that does not read costs a bounded buffer, never memory without end. Replies are
+/// always written: the connection reads no further requests while it is not writable, so they cannot
+/// pile up. No write carries a promise: a flooder closed with thousands of replies unsent used to
+/// run a callback for each of them at once (the soak test saw 100 ms stalls when a wave of flooders
+/// was cut off).
 final class ChannelOutlet: ClientOutlet {
     // Sendable: `channel` is Sendable and thread-safe to write to; the mutable state is behind a lock.
     let channel: any Channel
-    let bound: Int
     private struct State {
-        var pending = 0
+        var writable = true
         var dropped = 0
     }
     private let state = NIOLockedValueBox(State())
 
-    init(channel: any Channel, bound: Int) {
+    init(channel: any Channel) {
         self.channel = channel
-        self.bound = bound
     }
 
-    var pendingBytes: Int { state.withLockedValue { $0.pending } }
     var droppedEvents: Int { state.withLockedValue { $0.dropped } }
 
     /// An event, from the render queue — possibly running on this channel's own event loop thread,
@@ -40,79 +40,113 @@ final class ChannelOutlet: ClientOutlet {
     /// again on the thread that holds the render queue: libdispatch traps ("dispatch_sync called on
     /// queue already owned by current thread"). The soak test found it (docs/robustness.md).
     func event(_ line: String) {
-        let n = line.utf8.count + 1
-        let accepted = state.withLockedValue { s -> Bool in
-            guard s.pending + n <= bound else {
+        guard take() else { return }
+        channel.eventLoop.execute { [self] in
+            // It may have stopped being writable since: checked again where it is exact.
+            guard channel.isWritable else {
+                state.withLockedValue { $0.dropped += 1 }
+                return
+            }
+            write(line, flush: true)
+        }
+    }
+
+    /// Whether an event may be sent now; counts it as dropped otherwise.
+    private func take() -> Bool {
+        state.withLockedValue { s in
+            guard s.writable else {
                 s.dropped += 1
                 return false
             }
-            s.pending += n
             return true
         }
-        if accepted { channel.eventLoop.execute { [self] in write(line, n) } }
     }
 
-    /// A reply, always sent: the connection reads no further requests while its output is over the
-    /// bound, so replies cannot pile up. Called on the event loop, outside `perform`.
+    /// A reply, always sent. Called on the event loop, outside `perform`.
     /// Without `flush`, the caller flushes (a turn's replies go out in one system call).
     func reply(_ line: String, flush: Bool = true) {
-        let n = line.utf8.count + 1
-        state.withLockedValue { $0.pending += n }
-        write(line, n, flush: flush)
+        write(line, flush: flush)
     }
 
-    private func write(_ line: String, _ n: Int, flush: Bool = true) {
-        var buffer = channel.allocator.buffer(capacity: n)
-        buffer.writeString(line)
-        buffer.writeInteger(UInt8(ascii: "\n"))
-        let promise = channel.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.whenComplete { [self] _ in written(n) }
-        if flush {
-            channel.writeAndFlush(buffer, promise: promise)
-        } else {
-            channel.write(buffer, promise: promise)
-        }
-    }
-
-    private func written(_ n: Int) {
+    /// The channel's writability changed (on its event loop): events are dropped while it is over
+    /// the high mark; back under the low mark the client hears how many it missed.
+    func writabilityChanged(_ writable: Bool) {
         let notice: Int? = state.withLockedValue { s in
-            s.pending -= n
-            guard s.dropped > 0, s.pending <= bound / 2 else { return nil }
+            s.writable = writable
+            guard writable, s.dropped > 0 else { return nil }
             defer { s.dropped = 0 }
             return s.dropped
         }
         if let notice { reply(Reply.eventsDropped(notice)) }
     }
+
+    private func write(_ line: String, flush: Bool) {
+        var buffer = channel.allocator.buffer(capacity: line.utf8.count + 1)
+        buffer.writeString(line)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        if flush {
+            channel.writeAndFlush(buffer, promise: nil)
+        } else {
+            channel.write(buffer, promise: nil)
+        }
+    }
 }
 
-/// The next turns of connections that are behind, taken once per pass of their event loop, among
-/// everyone's I/O.
+/// The next turns of connections that are behind, taken among everyone's I/O and shared fairly
+/// between users.
 ///
 /// NIO runs an event loop's tasks until none is left before it looks at its sockets again. A
 /// connection that queued its next turn as a task (`execute`) was therefore answered turn after turn
 /// — and so was every other busy connection — while the requests of everyone else waited in their
 /// sockets: the soak test measured the event loop running 25–70 ms at a stretch under a flood, and
-/// a well-behaved client's ping p99 at 40 ms (docs/robustness.md). Here the next turns wait in a list,
-/// and one byte through a pipe watched by the same event loop brings them back as an I/O event: each
-/// connection that is behind gets one turn per pass of the loop, interleaved with every socket's
-/// reads, in round-robin order — and a pass spends at most `budget` on them, the rest waiting for the
-/// next pass. A connection that is not behind is answered as soon as its bytes are read (its first
-/// `linesPerTurn` lines), so a client that sends a request now and then never queues behind the
-/// flooders: the time it waits is bounded by one pass, whatever they send.
+/// a well-behaved client's ping p99 at 40 ms (docs/robustness.md). Here the next turns wait in a
+/// `FairShare`, and one byte through a pipe watched by the same event loop brings them back as an
+/// I/O event: a pass of the loop reads every socket that is ready, then spends at most `budget` on
+/// turns, the rest waiting for the next pass. Which turn goes next is the user's (uid's) who has had
+/// the least of the daemon's time, so that one user's hundreds of busy connections cost another
+/// user's quiet one about one turn, not a round of all of them (the soak test measured rounds of
+/// 3–10 ms with 1 000 clients, docs/robustness.md §2). While nothing waits a connection is answered
+/// as soon as its bytes are read (`runNowIfNext`): no pipe round trip when the daemon is not busy.
 /// One per event loop; used only on it.
 final class TurnQueue {
     /// The longest a pass of the event loop spends on the turns of connections that are behind.
     static let budget = TimeAmount.milliseconds(1)
-    private var waiting: [() -> Void] = []
+    private var waiting = FairShare<UInt32, () -> Void>()
     private var signalled = false
+    private var running = false
     private var pipe: (any Channel)?
     private let eventLoop: any EventLoop
 
+    /// Time spent on turns taken at once (`runNowIfNext`) since `windowStart`.
+    private var windowStart = NIODeadline.uptimeNanoseconds(0)
+    private var windowSpent = TimeAmount.zero
+
     private init(eventLoop: any EventLoop) { self.eventLoop = eventLoop }
 
-    /// `turn` runs at the event loop's next pass, after the I/O that is ready by then.
-    func enqueue(_ turn: @escaping () -> Void) {
-        waiting.append(turn)
+    /// Runs `turn` at once when it would be the next turn given anyway (its user has had no more
+    /// of the daemon's time than anyone waiting), charging it to `share`; false when it must wait.
+    /// Turns taken at once also spend a budget: at most `budget` of them per pass (between two runs
+    /// of the queued turns, or per 4 × `budget` while nothing is queued); past it they wait, so
+    /// that the reads of a pass are never held up by more than `budget` of answering.
+    func runNowIfNext(_ share: UInt32, _ turn: () -> Void) -> Bool {
+        guard !running, waiting.wouldGoNext(share) else { return false }
+        let before = NIODeadline.now()
+        if before - windowStart > Self.budget * 4 {
+            windowStart = before
+            windowSpent = .zero
+        }
+        guard windowSpent < Self.budget else { return false }
+        turn()
+        let spent = NIODeadline.now() - before
+        windowSpent = windowSpent + spent
+        waiting.charge(share, nanoseconds: UInt64(clamping: spent.nanoseconds))
+        return true
+    }
+
+    /// `turn` runs at the event loop's next pass, after the I/O that is ready by then, in its
+    /// user's (`share`'s) fair share.
+    func enqueue(_ share: UInt32, _ turn: @escaping () -> Void) {
+        waiting.enqueue(share, turn)
         signal()
     }
 
@@ -130,18 +164,27 @@ final class TurnQueue {
     }
 
     fileprivate func run() {
-        signalled = false
-        let turns = waiting
-        waiting = []
+        // Turns queued while these run need no wake-up of their own: one is sent at the end if any
+        // are left.
+        signalled = true
+        running = true
+        defer {
+            running = false
+            signalled = false
+            if !waiting.isEmpty { signal() }
+        }
         let start = NIODeadline.now()
-        for (i, turn) in turns.enumerated() {
+        var before = start
+        windowStart = start
+        windowSpent = .zero
+        // Turns queued while these run (a connection's next one) wait their share like the others.
+        while let (share, turn) = waiting.next() {
             turn()
-            if i + 1 < turns.count && NIODeadline.now() - start > Self.budget {
-                // Out of time: the others go first at the next pass, before the turns queued now.
-                waiting = Array(turns[(i + 1)...]) + waiting
-                signal()
-                return
-            }
+            let after = NIODeadline.now()
+            waiting.charge(share, nanoseconds: UInt64(clamping: (after - before).nanoseconds))
+            before = after
+            // Out of time: the rest after the next pass's I/O.
+            if after - start > Self.budget { return }
         }
     }
 
@@ -188,10 +231,12 @@ private final class TurnWakeups: ChannelInboundHandler {
 ///   `limits.output_buffer_bytes` (NIO's write-buffer watermark): a client that sends without reading
 ///   stops being read, and one that stays over the bound for `limits.output_stall_timeout` is closed
 ///   with a last error line.
-/// - **Fairness.** At most `linesPerTurn` requests are answered per turn of the event loop before the
-///   others' get theirs, however many reads arrived meanwhile (bytes that arrive while a connection
-///   is behind wait for its next turn); no more is read while answered lines are waiting. A turn's
-///   replies are flushed together.
+/// - **Fairness.** At most `linesPerTurn` requests are answered per turn before the others' get
+///   theirs, however many reads arrived meanwhile (bytes that arrive while a connection is behind
+///   wait for its next turn); no more is read while answered lines are waiting. While any
+///   connection is behind, new lines wait for a turn too, and turns go by user (`TurnQueue`,
+///   `FairShare`): a user's share of the daemon does not grow with its number of connections. A
+///   turn's replies are flushed together.
 /// - **Framing** is linear in the bytes received (`LineFramer`).
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
@@ -207,6 +252,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var framer: LineFramer
     private var client: ClientID?
     private var outlet: ChannelOutlet?
+    /// Whose share of the daemon's time this connection's turns take (`FairShare`): its peer's uid.
+    private var share = UInt32.max
     /// The channel asked to read while we were behind: read once caught up.
     private var readHeld = false
     /// Lines are waiting to be answered (the last turn ran out of budget or output room).
@@ -231,7 +278,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func channelActive(context: ChannelHandlerContext) {
         let channel = context.channel
         let credentials = Self.peerCredentials(channel)
-        let outlet = ChannelOutlet(channel: channel, bound: limits.outputBufferBytes)
+        share = credentials?.uid ?? .max
+        let outlet = ChannelOutlet(channel: channel)
         self.outlet = outlet
         switch core.connect(credentials: credentials, outlet: outlet) {
         case .success(let id):
@@ -249,8 +297,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard client != nil, !closing else { return }
         var bytes = unwrapInboundIn(data)
         framer.append(&bytes)
-        // Behind already: the lines wait for the turn that is queued.
-        if !drainScheduled { drain(context) }
+        // Behind already: the lines wait for the turn that is queued. Answered now when this
+        // user's turn would be next anyway (always when nothing waits); otherwise they wait for a
+        // turn in this user's share.
+        guard !drainScheduled else { return }
+        guard let turns else { return drain(context) }
+        if !turns.runNowIfNext(share, { drain(context) }) { scheduleTurn(context) }
     }
 
     /// Reads are held while answered lines wait or output is over its bound: that is the backpressure.
@@ -263,6 +315,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        outlet?.writabilityChanged(context.channel.isWritable)
         if context.channel.isWritable {
             stall?.cancel()
             stall = nil
@@ -288,7 +341,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             drain(context)
         }
         if let turns {
-            turns.enqueue(turn)
+            turns.enqueue(share, turn)
         } else {
             context.eventLoop.assumeIsolated().execute(turn)
         }
