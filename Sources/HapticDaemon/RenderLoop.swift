@@ -65,6 +65,8 @@ public final class RenderLoop: @unchecked Sendable {
     }
     /// The pads in id order, kept up to date as they come and go (not re-sorted every tick).
     private var order: [(PadID, Pad)] = []
+    /// Pads a `perform` body reached through its `PadAccess` (render queue only).
+    fileprivate var touched: [PadID] = []
     private var timer: DispatchSourceTimer!
     /// The absolute deadline (uptime ns) the timer is armed for; nil when disarmed.
     private var armedDeadline: UInt64?
@@ -185,13 +187,19 @@ public final class RenderLoop: @unchecked Sendable {
     public struct PadAccess {
         fileprivate let loop: RenderLoop
         public var padIDs: [PadID] { loop.order.map(\.0) }
+        /// Every pad reached through here is marked, and only those get the render-and-pace pass
+        /// after the body (`perform`).
+        private func touch(_ id: PadID) -> RenderLoop.Pad? {
+            if !loop.touched.contains(id) { loop.touched.append(id) }
+            return loop.pads[id]
+        }
         public func engine(_ id: PadID, _ locality: Locality = .default) -> HapticEngine? {
-            loop.pads[id]?.pipeline.engine(for: locality)
+            touch(id)?.pipeline.engine(for: locality)
         }
         /// The pad's engine for `locality`, made (started, configured, wired) if it has none yet;
         /// nil for a locality a rumble pad does not have.
         public func engine(_ id: PadID, creating locality: Locality) -> HapticEngine? {
-            guard let pad = loop.pads[id], locality.route != nil else { return nil }
+            guard let pad = touch(id), locality.route != nil else { return nil }
             if let e = pad.pipeline.engine(for: locality) { return e }
             let e = pad.makeEngine(locality)
             pad.pipeline.add(e, for: locality)
@@ -199,12 +207,12 @@ public final class RenderLoop: @unchecked Sendable {
         }
         /// Readies the pad's device (`MotorSink.prepare`); false when there is nothing to do.
         public func prepareDevice(_ id: PadID) throws(DeviceError) -> Bool {
-            guard let sink = loop.pads[id]?.sink else { return false }
+            guard let sink = touch(id)?.sink else { return false }
             return try sink.prepare()
         }
         /// Every engine of a pad, with its locality.
-        public func engines(_ id: PadID) -> [(locality: Locality, engine: HapticEngine)] { loop.pads[id]?.pipeline.engines ?? [] }
-        public func pipeline(_ id: PadID) -> PadPipeline? { loop.pads[id]?.pipeline }
+        public func engines(_ id: PadID) -> [(locality: Locality, engine: HapticEngine)] { touch(id)?.pipeline.engines ?? [] }
+        public func pipeline(_ id: PadID) -> PadPipeline? { touch(id)?.pipeline }
         public func hasDevice(_ id: PadID) -> Bool { loop.pads[id]?.sink != nil }
         /// The loop's clock, now.
         public var now: Double { loop.clock.now }
@@ -221,10 +229,14 @@ public final class RenderLoop: @unchecked Sendable {
     /// ping, devices, subscribe, … — skip it).
     public func perform<T>(ticking: Bool, _ body: (PadAccess) throws -> T) rethrows -> T {
         try queue.sync {
+            touched.removeAll(keepingCapacity: true)
             let result = try body(PadAccess(loop: self))
             if ticking {
+                // Only the pads the body reached: the others' output cannot have changed (a command
+                // on one pad used to render every pad's players — most of a busy daemon's time
+                // under the soak test's far-future schedules, docs/robustness.md §2).
                 let now = clock.now
-                for (id, pad) in order { tick(id, pad, now: now) }
+                for (id, pad) in order where touched.contains(id) { tick(id, pad, now: now) }
                 rearm(renderedAt: now)
             }
             return result
