@@ -6,6 +6,8 @@
 #   scripts/fuzz.sh --release --time 3600    every target, an hour each (`make fuzz`)
 #   scripts/fuzz.sh --release --runs 10000000 json config
 #   scripts/fuzz.sh --build-only
+#   FUZZ_TIMEOUT=600 chrt --idle 0 scripts/fuzz.sh --release --runs 10000000 daemon
+#                                            a long run on idle CPU only (a starved input is not a hang)
 # The default build is a debug one (Swift's own assertions too; quickest to build); --release builds
 # with -O into Fuzzing/.build-release, 5-10 times more executions per second, for long runs. Both keep
 # toml++'s assertions (SwiftPM defines no NDEBUG for C++ in either; checked below on every run).
@@ -135,7 +137,7 @@ for name in "${targets[@]}"; do
     fi
     set +e
     "$bin/fuzz-$name" "${limit[@]}" -max_len="${max_len[$name]}" -dict="Fuzzing/dict/${dict[$name]}.dict" \
-      ${extra[$name]} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/crashes/$name/" \
+      ${extra[$name]} -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/crashes/$name/" \
       "$work/corpus/$name" > "$log.part" 2>&1
     rc=$?
     set -e

@@ -12,7 +12,7 @@ between the daemon and the stopwatch. Every second this prints the daemon's RSS 
 ping latencies; at the end it asserts that
   - the daemon never crashed, and exits 0 on SIGTERM;
   - its RSS stayed under the bound the configured limits allow (see `rss_bound`);
-  - the well-behaved client's ping p99 stayed under 10 ms (printed only, with --no-p99-assert);
+  - the well-behaved client's ping p99 stayed under 10 ms (--p99-limit; printed only, with --no-p99-assert);
   - every motor is stopped and every player gone once the hostile clients were cut off: the last
     `--trace` row of every pad is 0,0 and `engine.status` reports nothing playing, no players;
   - the well-behaved clients got a well-formed answer to every request, none refused.
@@ -634,10 +634,12 @@ def conductor(args):
         # Workers: the good clients, then the hostile behaviours split over three users.
         def spawn(mix, uid, seed):
             def pre():
-                # The load generator yields the CPU to the daemon and the pinger: what is measured is
-                # how hapticd shares its own time between clients, not how the kernel shares two
-                # cores between it and four busy Python processes.
-                os.nice(10)
+                # The load generator yields the CPU to the daemon and the pinger (SCHED_IDLE: it runs
+                # on whatever CPU they leave, which on two cores is still a core of hostile clients):
+                # what is measured is how hapticd shares its own time between clients, not how the
+                # kernel shares two cores between it and four busy Python processes
+                # (docs/robustness.md §2).
+                os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
                 if root:
                     os.setgroups([])
                     os.setgid(uid)
@@ -650,10 +652,16 @@ def conductor(args):
         for i, uid in enumerate(HOSTILE_UIDS):
             share = {k: v // len(HOSTILE_UIDS) + (1 if i < v % len(HOSTILE_UIDS) else 0) for k, v in hostile.items()}
             workers.append(spawn(share, uid, 2 + i))
+        def pinger_pre():
+            # The measured client is one more well-behaved client of the good user (as root), at
+            # the script's own priority (SCHED_RR with SOAK_REALTIME, for diagnosis).
+            if os.environ.get("SOAK_REALTIME"):
+                os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(1))
+            os.setgroups([])
+            os.setgid(GOOD_UID)
+            os.setuid(GOOD_UID)
         ping = subprocess.Popen([python, script, "--pinger", "--socket", sock, "--deadline", str(deadline)],
-                                stdout=subprocess.PIPE, text=True, cwd=tmp,
-                                preexec_fn=(lambda: os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(1)))
-                                if root and os.environ.get("SOAK_REALTIME") else None)
+                                stdout=subprocess.PIPE, text=True, cwd=tmp, preexec_fn=pinger_pre if root else None)
         ping_lines = []
         threading.Thread(target=lambda: [ping_lines.append(json.loads(l)) for l in ping.stdout], daemon=True).start()
 
@@ -756,11 +764,15 @@ def conductor(args):
         else:
             if total.get("failures"):
                 fail(f"the pinger got {total['failures']} bad replies")
-            if total["total"].get("p99", 1e9) >= P99_LIMIT_MS:
+            p99 = total["total"].get("p99", 1e9)
+            if p99 >= args.p99_limit:
                 if args.no_p99_assert:
-                    print(f"NOTE: well-behaved ping p99 {total['total']['p99']} ms ≥ {P99_LIMIT_MS} ms (printed, not asserted: --no-p99-assert)")
+                    print(f"NOTE: well-behaved ping p99 {p99} ms ≥ {args.p99_limit} ms (printed, not asserted: --no-p99-assert)")
                 else:
-                    fail(f"well-behaved ping p99 {total['total']['p99']} ms ≥ {P99_LIMIT_MS} ms")
+                    fail(f"well-behaved ping p99 {p99} ms ≥ {args.p99_limit} ms")
+            elif p99 >= P99_LIMIT_MS:
+                print(f"NOTE: well-behaved ping p99 {p99} ms: under this run's bound ({args.p99_limit} ms), not under the "
+                      f"issue's {P99_LIMIT_MS} ms (docs/robustness.md §2)")
         if not stopped:
             fail(f"motors or players left after the hostile clients were cut off: trace {last}, status {status}")
         bad = {k: v for k, v in counts.items() if k.startswith("good.failure") or "UNEXPECTED" in k
@@ -806,6 +818,9 @@ def main():
     ap.add_argument("--no-p99-assert", action="store_true",
                     help="print the ping p99 but do not fail on it (scripts/test.sh: a machine busy with other work "
                          "cannot give the daemon the CPU the bound assumes; every other assertion stays)")
+    ap.add_argument("--p99-limit", type=float, default=P99_LIMIT_MS,
+                    help="the bound on the well-behaved ping's p99, in ms (default %(default)s; scripts/test.sh "
+                         "runs a regression guard of 50)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--pinger", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--socket", help=argparse.SUPPRESS)
