@@ -193,13 +193,16 @@ func sleepUntil(_ t: Double) {
         let next = i + 1 < ramp.count ? ramp[i + 1].time : c.time + 0.016
         if traced, !(writes[pad.device] ?? []).contains(where: { $0.time >= c.time && $0.time <= last.time + 1 && pad.level($0.value) == level }),
            stall(from: c.time, to: next + 0.05) == nil {
-            // The pacer writes at most once per interval, the newest value: when the next command
-            // came before the interval since hapticd's last write was over, this value could not be
-            // written (the sender bunched two updates: the ramp's own process ran late, which a
-            // stall under 20 ms does not show). Otherwise hapticd lost it.
+            // The pacer writes at most once per interval, the newest value it has. This value could
+            // not be written when the next command came while the pacer was closed (less than an
+            // interval after hapticd's last write) and that last write came before hapticd could
+            // have handled this command (`handling`: its command → write under TCG is 2–4 ms,
+            // docs/benchmarks.md) — the sender bunched two updates (its own process ran late, which
+            // a stall under 20 ms does not show), or hapticd's pacing slot fell just before this
+            // command was read. Otherwise hapticd lost it.
+            let handling = 0.005
             let lastWrite = (writes[pad.device] ?? []).last(where: { $0.time <= next })?.time ?? -.infinity
-            if i + 1 < ramp.count, !(writes[pad.device] ?? []).contains(where: { $0.time >= c.time && $0.time < next }),
-               next < lastWrite + pad.profile.minimumUpdateInterval {
+            if i + 1 < ramp.count, next < lastWrite + pad.profile.minimumUpdateInterval, lastWrite < c.time + handling {
                 r.paced16 += 1
             } else {
                 r.unwritten16 += 1
