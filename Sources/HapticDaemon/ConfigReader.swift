@@ -15,9 +15,13 @@ struct ConfigReader {
     }
 
     func int(_ v: JSONValue, _ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int {
-        let x = try number(v, key, Double(range.lowerBound)...Double(range.upperBound))
+        guard case .number(let x) = v, x.isFinite else { throw ConfigError(key, "expected a number, found \(v.kindName)") }
         guard x == x.rounded() else { throw ConfigError(key, "expected a whole number, found \(x)") }
-        return Int(x)
+        // Named as written (`0`, not `0.0`); a value beyond Int's range is named as a Double, never converted.
+        guard let n = Int(exactly: x), range.contains(n) else {
+            throw ConfigError(key, "\(Int(exactly: x).map(String.init) ?? "\(x)") is out of range \(range.lowerBound)…\(range.upperBound)")
+        }
+        return n
     }
 
     func string(_ v: JSONValue, _ key: String) throws(ConfigError) -> String {
@@ -54,7 +58,7 @@ struct ConfigReader {
         try checkKeys(top, "", ["socket", "render", "engine", "limits", "clients", "patterns", "devices", "policy"])
         if let v = top["socket"] {
             let s = try table(v, "socket")
-            try checkKeys(s, "socket", ["path", "mode", "group"])
+            try checkKeys(s, "socket", ["path", "mode", "group", "threads"])
             if let p = s["path"] {
                 let path = try string(p, "socket.path")
                 guard path.hasPrefix("/") else { throw ConfigError("socket.path", "must be an absolute path") }
@@ -71,6 +75,7 @@ struct ConfigReader {
                 let group = try string(g, "socket.group")
                 c.socketGroup = group.isEmpty ? nil : group
             }
+            if let t = s["threads"] { c.socketThreads = try int(t, "socket.threads", DaemonConfig.socketThreadsRange) }
         }
         if let v = top["render"] {
             let r = try table(v, "render")

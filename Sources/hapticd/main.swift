@@ -65,7 +65,7 @@ struct Hapticd: AsyncParsableCommand {
                 logger.error("cannot watch /dev/input: \(error); no hardware pads (try --simulate)")
             }
         }
-        let server = SocketServer(core: core, logger: logger)
+        let server = SocketServer(core: core, logger: logger, threads: settings.socketThreads)
         let watchdog = Watchdog()
         let requestedSocket = socket ?? settings.socketPath
         let configPath = config

@@ -25,6 +25,7 @@ import Testing
             path = "/tmp/x.sock"
             mode = "0600"
             group = "input"
+            threads = 3
             [render]
             tick_period = 0.008
             [engine]
@@ -66,7 +67,7 @@ import Testing
             keeps_effect_playing = true
             settles = false
             """)
-        #expect(c.socketPath == "/tmp/x.sock" && c.socketMode == 0o600 && c.socketGroup == "input")
+        #expect(c.socketPath == "/tmp/x.sock" && c.socketMode == 0o600 && c.socketGroup == "input" && c.socketThreads == 3)
         #expect(c.tickPeriod == 0.008 && c.idleShutdown == 30)
         let l = c.limits
         #expect(l.maxLineBytes == 4096 && l.outputBufferBytes == 8192 && l.outputStallTimeout == 5)
@@ -94,7 +95,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("[socket]\nmoed = \"0600\"", "socket.moed: unknown key (known here: path, mode, group)"),
+        ("[socket]\nmoed = \"0600\"", "socket.moed: unknown key (known here: path, mode, group, threads)"),
+        ("[socket]\nthreads = 0", "socket.threads: 0 is out of range 1…16"),
         ("[sockett]", "sockett: unknown key (known here: socket, render, engine, limits, clients, patterns, devices, policy)"),
         ("[render]\ntick_period = 5", "render.tick_period: 5.0 is out of range 0.001…0.1"),
         ("[render]\ntick_period = \"fast\"", "render.tick_period: expected a number, found a string"),
@@ -169,7 +171,7 @@ extension ConfigTests {
         ("[policy]\nprofile = \"loud\"", "policy.profile: expected \"full\", \"quiet\" or \"silent\", found \"loud\""),
         ("[policy]\nmax_strength = 2", "policy.max_strength: 2.0 is out of range 0.0…1.0"),
         ("[[policy.app]]\ngain = 0.5", "policy.app[0].id: missing: every app rule names its app"),
-        ("[[policy.app]]\nid = \"a\"\npriority = 500", "policy.app[0].priority: 500.0 is out of range -100.0…100.0"),
+        ("[[policy.app]]\nid = \"a\"\npriority = 500", "policy.app[0].priority: 500 is out of range -100…100"),
         ("[[policy.app]]\nid = \"a\"\n[[policy.app]]\nid = \"a\"", "policy.app[1].id: empty, or a second rule for \"a\""),
         ("[[policy.app]]\nid = \"a\"\nloud = true", "policy.app[0].loud: unknown key (known here: id, enabled, gain, priority, important_allowed, uids)"),
     ])
