@@ -82,3 +82,23 @@ let repositoryRoot: String = {
     parts.removeLast(3)
     return parts.joined(separator: "/")
 }()
+
+extension DaemonCoreTests {
+    /// Inline patterns are parsed on the socket threads, against the limits a reload set (the copy
+    /// they read, `currentConfig`, is swapped with the render queue's `config`).
+    @Test func aReloadsPatternLimitsApplyToInlinePatterns() throws {
+        let loop = RenderLoop()
+        let core = DaemonCore(config: DaemonConfig(), loop: loop, logger: Logger(label: "test"))
+        core.addPad(info: SimulatedPad(index: 0).info, sink: RecordingSink(), simulated: true)
+        let client = try connect(core)
+        let event = #"{"Event":{"EventType":"HapticTransient","Time":0}}"#
+        let line = #"{"id":1,"cmd":"play","pattern":{"Pattern":[\#(event),\#(event),\#(event)]}}"#
+        #expect(core.handle(line: line, from: client).contains("\"ok\":true"))
+        var strict = DaemonConfig()
+        strict.patternLimits.maximumEvents = 2
+        core.reload(strict)
+        #expect(core.currentConfig.patternLimits.maximumEvents == 2)
+        let refused = core.handle(line: line, from: client)
+        #expect(refused.contains("invalid_pattern"), "\(refused)")
+    }
+}
