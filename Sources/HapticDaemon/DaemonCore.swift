@@ -15,14 +15,15 @@ import NIOConcurrencyHelpers
 public final class DaemonCore: @unchecked Sendable {
     public let loop: RenderLoop
     public let logger: Logger
-    /// The configuration, on the render queue (inside `perform`); off it, `currentConfig`.
-    public internal(set) var config: DaemonConfig
-    /// The same configuration for the socket threads (pattern limits while parsing, connection
-    /// limits for a new connection): a reload replaces `config` on the render queue while they may
-    /// read it, so they read this copy, swapped under a lock at the same time.
+    /// The configuration, from any thread: the socket threads read it (pattern limits while
+    /// parsing, connection limits for a new connection) while a reload or `policy.set` changes it
+    /// on the render queue, so it lives behind a lock. Changed only on the render queue (one writer,
+    /// so a read-modify-write such as `config.policy = p` loses nothing).
+    public internal(set) var config: DaemonConfig {
+        get { sharedConfig.withLockedValue { $0 } }
+        set { sharedConfig.withLockedValue { $0 = newValue } }
+    }
     private let sharedConfig: NIOLockedValueBox<DaemonConfig>
-    /// The configuration, from any thread.
-    public var currentConfig: DaemonConfig { sharedConfig.withLockedValue { $0 } }
     public static let version = "0.5.0"
     /// Commands that change no engine: no render pass after them.
     static let readOnly: Set<Command> = [.ping, .version, .devices, .patterns, .subscribe, .engineStatus, .capabilities, .policy]
@@ -58,7 +59,6 @@ public final class DaemonCore: @unchecked Sendable {
     }
 
     public init(config: DaemonConfig, loop: RenderLoop, logger: Logger, trace: TraceWriter? = nil) {
-        self.config = config
         sharedConfig = NIOLockedValueBox(config)
         self.loop = loop
         self.logger = logger
@@ -70,7 +70,7 @@ public final class DaemonCore: @unchecked Sendable {
     // MARK: configuration
 
     public func reloadLibrary() {
-        let config = currentConfig
+        let config = self.config
         let lib = PatternLibrary.load(directories: config.patternDirectories, limits: config.patternLimits, logger: logger)
         loop.perform { _ in library = lib }
         logger.info("pattern library: \(lib.names.count) patterns from \(config.patternDirectories.joined(separator: ", "))")
@@ -80,7 +80,6 @@ public final class DaemonCore: @unchecked Sendable {
     public func reload(_ newConfig: DaemonConfig) {
         loop.perform { access in
             config = newConfig
-            sharedConfig.withLockedValue { $0 = newConfig }
             for (id, pad) in pads {
                 access.pipeline(id)?.gain = newConfig.gain(for: pad.info.name, usbID: pad.info.usbID)
                 for (_, engine) in access.engines(id) { configure(engine, newConfig) }
@@ -244,7 +243,7 @@ public final class DaemonCore: @unchecked Sendable {
             format = f
         }
         do {
-            let loaded = try PatternLoader.load(json: json, format: format, limits: currentConfig.patternLimits)
+            let loaded = try PatternLoader.load(json: json, format: format, limits: config.patternLimits)
             return loaded.pattern
         } catch {
             let first = error.errors.first.map(\.description) ?? "invalid"

@@ -63,7 +63,7 @@ public final class SocketServer: @unchecked Sendable {
     private func bootstrap() -> ServerBootstrap {
         let core = self.core
         let logger = self.logger
-        let limits = core.currentConfig.limits
+        let limits = core.config.limits
         let turns = self.turns
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -80,7 +80,7 @@ public final class SocketServer: @unchecked Sendable {
                     // Connection limits are read when each connection starts: a reload applies to new ones.
                     let queue = turns[ObjectIdentifier(channel.eventLoop)]?.value
                     try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(core: core, logger: logger, limits: core.currentConfig.limits, turns: queue))
+                        ConnectionHandler(core: core, logger: logger, limits: core.config.limits, turns: queue))
                 }
             }
     }

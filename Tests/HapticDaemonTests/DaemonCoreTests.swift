@@ -84,21 +84,25 @@ let repositoryRoot: String = {
 }()
 
 extension DaemonCoreTests {
-    /// Inline patterns are parsed on the socket threads, against the limits a reload set (the copy
-    /// they read, `currentConfig`, is swapped with the render queue's `config`).
+    /// Inline patterns are parsed on the socket threads, against the limits a reload set; and a
+    /// `policy.set` on the render queue is seen by every reader of the configuration.
     @Test func aReloadsPatternLimitsApplyToInlinePatterns() throws {
         let loop = RenderLoop()
         let core = DaemonCore(config: DaemonConfig(), loop: loop, logger: Logger(label: "test"))
         core.addPad(info: SimulatedPad(index: 0).info, sink: RecordingSink(), simulated: true)
-        let client = try connect(core)
+        let client = try connect(core, as: PeerCredentials(pid: 1, uid: 0, gid: 0, groups: []))  // root: policy.set
         let event = #"{"Event":{"EventType":"HapticTransient","Time":0}}"#
         let line = #"{"id":1,"cmd":"play","pattern":{"Pattern":[\#(event),\#(event),\#(event)]}}"#
         #expect(core.handle(line: line, from: client).contains("\"ok\":true"))
         var strict = DaemonConfig()
         strict.patternLimits.maximumEvents = 2
         core.reload(strict)
-        #expect(core.currentConfig.patternLimits.maximumEvents == 2)
+        #expect(core.config.patternLimits.maximumEvents == 2)
         let refused = core.handle(line: line, from: client)
         #expect(refused.contains("invalid_pattern"), "\(refused)")
+        let set = core.handle(line: #"{"id":2,"cmd":"policy.set","max_strength":0.5}"#, from: client)
+        #expect(set.contains("\"ok\":true"), "\(set)")
+        #expect(core.config.policy.maxStrength == 0.5)
+        #expect(core.config.patternLimits.maximumEvents == 2, "the reload's limits stay")
     }
 }
