@@ -4,7 +4,7 @@ import HapticProtocol
 public typealias ClientID = Int
 
 /// Where a client's events go: the socket connection (`Connection.swift`), or a test's recorder.
-/// Called from the render queue; an implementation never blocks, and may drop events for a client
+/// Called under the render loop's lock; an implementation never blocks, and may drop events for a client
 /// that does not keep up — counted, and reported to it with an `events_dropped` notice.
 public protocol ClientOutlet: Sendable {
     func event(_ line: String)
@@ -13,7 +13,7 @@ public protocol ClientOutlet: Sendable {
 /// The connected clients, who they are, what they subscribed to and which players they own.
 /// Admission applies the allow-list, the per-user limit and the global limit with its reserve for
 /// admins, so that no user can lock the others (or root) out.
-/// A value owned by `DaemonCore`, touched only on the render queue.
+/// A value owned by `DaemonCore`, touched only under the render loop's lock.
 struct ClientRegistry {
     struct Client {
         let id: ClientID
@@ -85,7 +85,7 @@ struct ClientRegistry {
 
 /// Every player the daemon holds, by its daemon-wide number: which pad and engine player it is, who
 /// owns it (nil: its connection closed and it plays on, an orphan), and the owner's user, whom it
-/// counts against even as an orphan. A value owned by `DaemonCore`, touched only on the render queue.
+/// counts against even as an orphan. A value owned by `DaemonCore`, touched only under the render loop's lock.
 struct PlayerRegistry {
     /// How a player came to be, which decides what happens when its connection closes.
     enum Kind: Equatable {

@@ -1,7 +1,7 @@
 import HapticCore
 import HapticProtocol
 
-/// Executing each command (docs/PROTOCOL.md), on the render queue.
+/// Executing each command (docs/PROTOCOL.md), under the render loop's lock.
 ///
 /// Who may do what: a client acts on its own players; the controls that affect every client of a
 /// pad — `engine.start/stop/reset`, `gain.set`, and `stop_all` for everyone — need root or an admin
@@ -13,9 +13,9 @@ extension DaemonCore {
     ) throws(ProtocolError) -> JSONObject {
         switch command {
         case .ping:
-            return JSONObject(["pong": .bool(true)])
+            return Self.pong  // answered on the socket thread (`DaemonCore.prepare`); kept for completeness
         case .version:
-            return JSONObject(["version": .string(Self.version), "protocol": .number(Double(protocolVersion))])
+            return Self.versionResult
         case .devices:
             return JSONObject(["devices": .array(pads.keys.sorted().map { .object(padFields($0, access)) })])
         case .patterns:

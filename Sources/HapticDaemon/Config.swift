@@ -31,7 +31,7 @@ public struct DaemonConfig: Equatable, Sendable {
     /// Group that owns the socket; nil leaves it as created.
     public var socketGroup: String?
     /// Event-loop threads serving the socket (`socket.threads`): each reads, frames, parses and
-    /// answers its share of the connections; commands still run one at a time on the render queue.
+    /// answers its share of the connections; commands still run one at a time, under the render loop's lock.
     public var socketThreads = 2
     public static let socketThreadsRange = 1...16
     /// `event`: wake only when an output can change (default); `fixed`: tick every `tickPeriod`.

@@ -31,14 +31,14 @@ final class ChannelOutlet: ClientOutlet {
 
     var droppedEvents: Int { state.withLockedValue { $0.dropped } }
 
-    /// An event, from the render queue — possibly running on this channel's own event loop thread,
-    /// inside `RenderLoop.perform` (a request's `DispatchQueue.sync` runs its block on the calling
-    /// thread). So the write is always a task of its own on the event loop, never done in place: done
+    /// An event, from under the render loop's lock — possibly taken by this channel's own event loop
+    /// thread, inside `RenderLoop.perform` (a request runs its command on its socket thread). So the write is always a task of its own on the event loop, never done in place: done
     /// in place, a write that fails (the peer is gone) closes the channel, and a write that drains the
     /// output makes it writable again — and both run handler code at once (`channelInactive` →
     /// `DaemonCore.disconnect`, `channelWritabilityChanged` → the next request) that calls `perform`
-    /// again on the thread that holds the render queue: libdispatch traps ("dispatch_sync called on
-    /// queue already owned by current thread"). The soak test found it (docs/robustness.md).
+    /// again on the thread that holds the render loop's lock — which trapped in libdispatch when the
+    /// loop was a serial queue ("dispatch_sync called on queue already owned by current thread"),
+    /// and would deadlock now. The soak test found it (docs/robustness.md).
     func event(_ line: String) {
         guard take() else { return }
         channel.eventLoop.execute { [self] in
@@ -368,12 +368,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 scheduleTurn(context)
                 return
             }
-            guard let item = framer.next() else { break }
-            answered += 1
-            answer(item, client, outlet)
+            // The turn's lines, answered together: the render loop's lock taken once for all of them.
+            var items: [InboundLine] = []
+            while answered + items.count < Self.linesPerTurn, let item = framer.next() { items.append(item) }
+            guard !items.isEmpty else { break }
+            answered += items.count
+            answer(items, client, outlet)
         }
         if inputClosed {
-            if let last = framer.finish() { answer(last, client, outlet) }
+            if let last = framer.finish() { answer([last], client, outlet) }
             closeWhenFlushed(context)
         } else if readHeld {
             readHeld = false
@@ -381,13 +384,18 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func answer(_ item: InboundLine, _ client: ClientID, _ outlet: ChannelOutlet) {
-        switch item {
-        case .line(let line):
-            outlet.reply(core.handle(line: line, from: client), flush: false)
-        case .tooLong:
-            outlet.reply(Reply.error(.null, ProtocolError(
-                .limitExceeded, "request line longer than \(limits.maxLineBytes) bytes (limits.max_line_bytes)")), flush: false)
+    private func answer(_ items: [InboundLine], _ client: ClientID, _ outlet: ChannelOutlet) {
+        var lines: [String] = []
+        for case .line(let line) in items { lines.append(line) }
+        var replies = (lines.isEmpty ? [] : core.handle(lines: lines, from: client)).makeIterator()
+        for item in items {
+            switch item {
+            case .line:
+                if let reply = replies.next() { outlet.reply(reply, flush: false) }
+            case .tooLong:
+                outlet.reply(Reply.error(.null, ProtocolError(
+                    .limitExceeded, "request line longer than \(limits.maxLineBytes) bytes (limits.max_line_bytes)")), flush: false)
+            }
         }
     }
 

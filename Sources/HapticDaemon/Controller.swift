@@ -4,7 +4,7 @@ import HapticProtocol
 
 /// Core Haptics as Apple ships it for game controllers (docs/PROTOCOL.md): localities, the
 /// capabilities of a pad, UIKit's feedback generators, and the plain rumble of SDL and the Web
-/// Gamepad API. On the render queue, like every command.
+/// Gamepad API. Under the render loop's lock, like every command.
 extension DaemonCore {
     /// How long `prepare` keeps a pad's engine from shutting down when idle (seconds): UIKit keeps its
     /// generators ready "for a few seconds", or until the next feedback.

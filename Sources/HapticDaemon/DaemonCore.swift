@@ -9,16 +9,18 @@ import NIOConcurrencyHelpers
 /// (Clients.swift) keep who owns what and enforce the connection and player limits; `Commands.swift`
 /// executes each command; `Events.swift` turns engine and device events into client events.
 ///
-/// `@unchecked Sendable`: every mutable property is touched only on the render loop's queue — inside
-/// `loop.perform`, or in the loop's event handler, which runs there. Requests arrive on socket
-/// threads, are parsed there, and hop onto the queue; replies and events leave as strings.
+/// `@unchecked Sendable`: every mutable property is touched only under the render loop's lock —
+/// inside `loop.perform`/`performSteps`, or in the loop's event handler, which runs under it.
+/// Requests arrive on socket threads, are parsed there, and take the lock to run; replies and
+/// events leave as strings.
 public final class DaemonCore: @unchecked Sendable {
     public let loop: RenderLoop
     public let logger: Logger
     /// The configuration, from any thread: the socket threads read it (pattern limits while
     /// parsing, connection limits for a new connection) while a reload or `policy.set` changes it
-    /// on the render queue, so it lives behind a lock. Changed only on the render queue (one writer,
-    /// so a read-modify-write such as `config.policy = p` loses nothing).
+    /// under the render loop's lock, so it lives behind a lock of its own. Changed only under the
+    /// render loop's lock (one writer, so a read-modify-write such as `config.policy = p` loses
+    /// nothing).
     public internal(set) var config: DaemonConfig {
         get { sharedConfig.withLockedValue { $0 } }
         set { sharedConfig.withLockedValue { $0 = newValue } }
@@ -41,10 +43,10 @@ public final class DaemonCore: @unchecked Sendable {
     private var nextPad = 0
     var library = PatternLibrary()
     let trace: TraceWriter?
-    /// Called on the render queue for every device write (benchmarks, tools); the loop's own event
+    /// Called under the render loop's lock for every device write (benchmarks, tools); the loop's own event
     /// handler belongs to the core.
     var writeObserver: (@Sendable (PadID, Double, MotorMagnitudes) -> Void)?
-    /// Called (on the render queue: hop elsewhere before doing I/O) with the path of a device whose
+    /// Called (under the render loop's lock: hop elsewhere before doing I/O) with the path of a device whose
     /// write failed while it stayed plugged in; `DeviceManager` reopens it and calls `addPad`.
     var deviceRecovery: (@Sendable (String) -> Void)?
     /// Device errors raised while the current command's first frame was written.
@@ -155,7 +157,7 @@ public final class DaemonCore: @unchecked Sendable {
     /// A new connection: its id, or the error to send it as its last line before closing (not
     /// allowed, or over a connection limit).
     public func connect(credentials: PeerCredentials?, outlet: any ClientOutlet) -> Result<ClientID, ProtocolError> {
-        let app = Self.defaultAppName(credentials)  // read here, off the render queue
+        let app = Self.defaultAppName(credentials)  // read here, outside the render loop's lock
         return loop.perform(ticking: false) { _ in clients.admit(credentials, app: app, outlet: outlet, config: config) }
     }
 
@@ -198,35 +200,101 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// Handles one request line and returns the reply line.
     public func handle(line: String, from client: ClientID) -> String {
+        handle(lines: [line], from: client)[0]
+    }
+
+    /// Handles a connection's turn of request lines, in order, and returns their reply lines.
+    /// Parsing (patterns included) and the replies' encoding happen here, on the calling socket
+    /// thread, and so do the answers that read nothing of the daemon's state (`ping`, `version`);
+    /// the other commands run under the render loop's lock, taken once for all of them
+    /// (`RenderLoop.performSteps`), each exactly as alone — its own render pass, its own device
+    /// errors. (No command changes what parsing reads: pattern limits change only on reload.)
+    public func handle(lines: [String], from client: ClientID) -> [String] {
+        let prepared = lines.map(prepare)
+        var replies: [String] = []
+        replies.reserveCapacity(lines.count)
+        // The commands' outcomes, in order (the lines already answered have none).
+        var outcomes: IndexingIterator<[Result<JSONObject, ProtocolError>]> = [].makeIterator()
+        if prepared.contains(where: { if case .command = $0 { true } else { false } }) {
+            outcomes = loop.performSteps { steps in
+                prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
+                    guard case .command(let request, let command, let pattern) = p else { return nil }
+                    return run(command, request, pattern, client, &steps)
+                }
+            }.makeIterator()
+        }
+        for p in prepared {
+            switch p {
+            case .reply(let line):
+                replies.append(line)
+            case .command(let request, _, _):
+                switch outcomes.next() {
+                case .success(let result)?: replies.append(Reply.ok(request.id, result))
+                case .failure(let error)?: replies.append(Reply.error(request.id, error))
+                case nil: break  // one outcome per command: not reached
+                }
+            }
+        }
+        return replies
+    }
+
+    static let pong = JSONObject(["pong": .bool(true)])
+    static let versionResult = JSONObject(["version": .string(version), "protocol": .number(Double(protocolVersion))])
+
+    /// A request line made ready outside the render loop's lock: the command to run, or the reply already due.
+    private enum Prepared {
+        case command(Request, Command, HapticPattern?)
+        case reply(String)
+    }
+
+    private func prepare(_ line: String) -> Prepared {
         let request: Request
         do {
             request = try Request.parse(line)
         } catch {
-            return Reply.error(error.id, error.error)
+            return .reply(Reply.error(error.id, error.error))
         }
-        do {
+        do throws(ProtocolError) {
             guard let command = Command(rawValue: request.command) else {
                 let known = Command.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ProtocolError(.unknownCommand, "unknown command \"\(request.command)\" (known: \(known))")
             }
-            // Patterns are parsed here, off the render queue.
-            let pattern = try resolveInlinePattern(request, command)
-            let changesEngines = !Self.readOnly.contains(command)
-            let result = try loop.perform(ticking: changesEngines) { access throws(ProtocolError) in
-                commandDeviceErrors = []
+            // Answered here, on the socket thread: they read nothing of the daemon's state. A flood
+            // of pings (the soak test's floods) then never takes the render lock that every
+            // other client's commands need (docs/robustness.md §2).
+            switch command {
+            case .ping: return .reply(Reply.ok(request.id, Self.pong))
+            case .version: return .reply(Reply.ok(request.id, Self.versionResult))
+            default: break
+            }
+            // Patterns are parsed here, outside the render loop's lock.
+            return .command(request, command, try resolveInlinePattern(request, command))
+        } catch {
+            return .reply(Reply.error(request.id, error))
+        }
+    }
+
+    /// One command, under the render loop's lock.
+    private func run(
+        _ command: Command, _ request: Request, _ pattern: HapticPattern?, _ client: ClientID, _ steps: inout RenderLoop.Steps
+    ) -> Result<JSONObject, ProtocolError> {
+        let changesEngines = !Self.readOnly.contains(command)
+        do {
+            commandDeviceErrors = []
+            let result = try steps.perform(ticking: changesEngines) { access throws(ProtocolError) in
                 guard let c = clients[client] else { throw ProtocolError(.badRequest, "the connection is closing") }
                 return try execute(command, request, pattern, c, access)
             }
             // The first frame of a command is written right after it (inside `perform`); a device
-            // that failed then fails the command. (Read on the next hop only when that can happen.)
-            if changesEngines, let failure = loop.perform(ticking: false, { _ in commandDeviceErrors.first }) {
+            // that failed then fails the command.
+            if changesEngines, let failure = commandDeviceErrors.first {
                 throw ProtocolError(.deviceError, failure)
             }
-            return Reply.ok(request.id, result)
+            return .success(result)
         } catch let error as ProtocolError {
-            return Reply.error(request.id, error)
+            return .failure(error)
         } catch {
-            return Reply.error(request.id, ProtocolError(.badRequest, "\(error)"))
+            return .failure(ProtocolError(.badRequest, "\(error)"))
         }
     }
 

@@ -1,7 +1,7 @@
 import HapticCore
 import HapticProtocol
 
-/// Engine and device events, turned into client events, on the render queue.
+/// Engine and device events, turned into client events, under the render loop's lock.
 ///
 /// Fan-out goes through each client's `ClientOutlet`, which never blocks: a client that does not
 /// read its events has them dropped and counted (`events_dropped`), never buffered without end.

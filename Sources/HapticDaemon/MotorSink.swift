@@ -3,7 +3,7 @@ import Evdev
 import HapticCore
 
 /// Where a pad's paced output goes: a real evdev pad, a simulated one, or a test recorder.
-/// Sinks are used only on the render queue.
+/// Sinks are used only under the render loop's lock.
 public protocol MotorSink: AnyObject {
     func apply(_ write: Pacer.Write) throws(DeviceError)
     /// Stops the motors and releases the device (erase the effect, close the node).

@@ -58,7 +58,7 @@ public struct PolicyConfig: Equatable, Sendable {
     }
 }
 
-/// The policy commands and the policy's hold on every player, on the render queue.
+/// The policy commands and the policy's hold on every player, under the render loop's lock.
 extension DaemonCore {
     /// A client's app until it says otherwise: the peer's process name, else its user.
     static func defaultAppName(_ peer: PeerCredentials?) -> String {

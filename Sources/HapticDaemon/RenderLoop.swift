@@ -1,6 +1,7 @@
 import Dispatch
 import Evdev
 import HapticCore
+import NIOConcurrencyHelpers
 
 /// Identifies a pad within the daemon (stable across reconnects of the same pad).
 public typealias PadID = Int
@@ -27,8 +28,9 @@ public enum RenderMode: String, Sendable, CaseIterable {
     case fixed
 }
 
-/// The real-time heart of the daemon: one serial queue owns every pad's engine, pipeline and sink;
-/// one `DispatchSourceTimer` on absolute deadlines renders, mixes, paces and writes them.
+/// The real-time heart of the daemon: one lock owns every pad's engine, pipeline and sink; one
+/// `DispatchSourceTimer` on absolute deadlines renders, mixes, paces and writes them (its handler
+/// runs on `queue` and takes the lock, as every entry point does).
 ///
 /// - `event` mode (default): the timer is armed one-shot for the earliest time any pad's output can
 ///   change (`PadPipeline.nextWakeup(now:)`), so an event starts at its own time — its error is only
@@ -39,9 +41,17 @@ public enum RenderMode: String, Sendable, CaseIterable {
 /// - In both, nothing to do means the timer is disarmed: zero wakeups while idle, and a command that
 ///   starts something renders and writes the first frame at once.
 public final class RenderLoop: @unchecked Sendable {
-    // @unchecked Sendable: every stored property below `queue` is read and written only on `queue`
-    // (entry points hop onto it with `queue.sync`/`queue.async`); what crosses in or out is Sendable.
+    // @unchecked Sendable: every stored property below `lock` is read and written only while `lock`
+    // is held (every entry point takes it, the timer's handler too); what crosses in or out is
+    // Sendable.
+    /// The timer's queue: its handler runs here, and takes `lock` like every other entry point.
     public let queue: DispatchQueue
+    /// Owns the loop's state. A lock rather than `queue.sync`: a serial queue hands itself to the
+    /// next waiter in order, so two socket threads that each take it many times a second formed a
+    /// convoy — each release woke the other thread, which had to be scheduled before either could
+    /// go on, and under the soak test both sat idle for 3–4 ms while the kernel let other work run
+    /// (docs/robustness.md §2). A mutex lets the thread that holds the CPU take it again.
+    private let lock = NIOLock()
     public let clock: MonotonicClock
     public let mode: RenderMode
     /// Tick period in seconds in `fixed` mode (default 4 ms).
@@ -65,7 +75,7 @@ public final class RenderLoop: @unchecked Sendable {
     }
     /// The pads in id order, kept up to date as they come and go (not re-sorted every tick).
     private var order: [(PadID, Pad)] = []
-    /// Pads a `perform` body reached through its `PadAccess` (render queue only).
+    /// Pads a `perform` body reached through its `PadAccess` (under `lock` only).
     fileprivate var touched: [PadID] = []
     private var timer: DispatchSourceTimer!
     /// The absolute deadline (uptime ns) the timer is armed for; nil when disarmed.
@@ -88,7 +98,10 @@ public final class RenderLoop: @unchecked Sendable {
         self.clock = clock
         queue = DispatchQueue(label: label, qos: .userInteractive)
         let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-        timer.setEventHandler { [weak self] in self?.fire() }
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            lock.withLock { fire() }
+        }
         timer.schedule(deadline: .distantFuture)
         timer.resume()
         self.timer = timer
@@ -96,9 +109,9 @@ public final class RenderLoop: @unchecked Sendable {
 
     deinit { timer?.cancel() }
 
-    /// Receives engine and device events (called on the render queue: keep it short, hop elsewhere).
+    /// Receives engine and device events (called under the loop's lock: keep it short, hop elsewhere).
     public func setEventHandler(_ handler: (@Sendable (LoopEvent) -> Void)?) {
-        queue.sync { eventHandler = handler }
+        lock.withLock { eventHandler = handler }
     }
 
     // MARK: pads
@@ -106,7 +119,7 @@ public final class RenderLoop: @unchecked Sendable {
     /// Adds a pad with a fresh engine (started) for `profile` in the `default` locality; the engines
     /// of other localities are made when first used (`PadAccess.engine(_:creating:)`), alike.
     public func addPad(_ id: PadID, sink: any MotorSink, profile: DeviceProfile, gain: Double = 1, configure: ((HapticEngine) -> Void)? = nil) {
-        queue.sync {
+        lock.withLock {
             let clock = self.clock
             let makeEngine: (Locality) -> HapticEngine = { [weak self] locality in
                 let engine = HapticEngine(profile: profile, clock: clock, route: locality.route ?? .both)
@@ -126,7 +139,7 @@ public final class RenderLoop: @unchecked Sendable {
     /// The pad is gone (unplugged): its engine stops with `gameControllerDisconnect`; the engine
     /// stays, without a sink, so that a re-attached pad can take it up again (`reattach`).
     public func detachPad(_ id: PadID) {
-        queue.sync {
+        lock.withLock {
             guard let pad = pads[id] else { return }
             pad.sink?.release()
             pad.sink = nil
@@ -138,7 +151,7 @@ public final class RenderLoop: @unchecked Sendable {
 
     /// The pad came back: a new sink, and an engine reset (players re-created by their owners).
     public func reattachPad(_ id: PadID, sink: any MotorSink) {
-        queue.sync {
+        lock.withLock {
             guard let pad = pads[id] else { return }
             pad.sink?.release()
             pad.sink = sink
@@ -152,7 +165,7 @@ public final class RenderLoop: @unchecked Sendable {
 
     /// Destroys the pad's engine (`engineDestroyed`) and closes its device: motors stop.
     public func removePad(_ id: PadID) {
-        queue.sync {
+        lock.withLock {
             guard let pad = pads.removeValue(forKey: id) else { return }
             for engine in pad.engines { engine.destroy() }
             pad.sink?.release()
@@ -162,7 +175,7 @@ public final class RenderLoop: @unchecked Sendable {
 
     /// Stops every motor and closes every device (daemon shutdown).
     public func shutdown() {
-        queue.sync {
+        lock.withLock {
             let now = clock.now
             for (id, pad) in pads.sorted(by: { $0.key < $1.key }) {
                 for engine in pad.engines { engine.stop() }
@@ -179,7 +192,7 @@ public final class RenderLoop: @unchecked Sendable {
         }
     }
 
-    public var padIDs: [PadID] { queue.sync { order.map(\.0) } }
+    public var padIDs: [PadID] { lock.withLock { order.map(\.0) } }
 
     // MARK: commands
 
@@ -218,7 +231,7 @@ public final class RenderLoop: @unchecked Sendable {
         public var now: Double { loop.clock.now }
     }
 
-    /// Runs `body` on the render queue, then gives every pad one render-and-pace pass and re-arms the
+    /// Runs `body` under the loop's lock, then gives every pad one render-and-pace pass and re-arms the
     /// timer. The pass is what makes a "play now" write its first frame at once, and what makes a
     /// stop, cancel, destroy or engine stop reach the motors even though nothing plays any more.
     public func perform<T>(_ body: (PadAccess) throws -> T) rethrows -> T {
@@ -228,18 +241,55 @@ public final class RenderLoop: @unchecked Sendable {
     /// `perform`, with the render-and-pace pass only when `ticking` (commands that change no engine —
     /// ping, devices, subscribe, … — skip it).
     public func perform<T>(ticking: Bool, _ body: (PadAccess) throws -> T) rethrows -> T {
-        try queue.sync {
-            touched.removeAll(keepingCapacity: true)
-            let result = try body(PadAccess(loop: self))
+        try lock.withLock {
+            var steps = Steps(loop: self)
+            defer { steps.finish() }
+            return try steps.perform(ticking: ticking, body)
+        }
+    }
+
+    /// Several `perform`s under one taking of the loop's lock: each `Steps.perform` runs its body and
+    /// render-and-pace pass exactly as `perform` would, in order, and the timer is re-armed once
+    /// after the last. A connection's turn of requests takes the lock once rather than once per
+    /// request: under the soak test's floods the hand-overs themselves — two socket threads passing
+    /// the render queue back and forth, each a futex wake-up — were a quarter of the daemon's time
+    /// (docs/robustness.md §2).
+    public func performSteps<T>(_ body: (inout Steps) throws -> T) rethrows -> T {
+        try lock.withLock {
+            var steps = Steps(loop: self)
+            defer { steps.finish() }
+            return try body(&steps)
+        }
+    }
+
+    /// The steps of one taking of the loop's lock (`performSteps`); valid only during the call.
+    public struct Steps {
+        fileprivate let loop: RenderLoop
+        /// The clock's reading at the last step's render pass, if any step ticked.
+        private var renderedAt: Double?
+
+        fileprivate init(loop: RenderLoop) { self.loop = loop }
+
+        /// One command: `body`, then — when `ticking` — the render-and-pace pass of the pads it reached.
+        public mutating func perform<T>(ticking: Bool, _ body: (PadAccess) throws -> T) rethrows -> T {
+            loop.touched.removeAll(keepingCapacity: true)
+            let result = try body(PadAccess(loop: loop))
             if ticking {
                 // Only the pads the body reached: the others' output cannot have changed (a command
                 // on one pad used to render every pad's players — most of a busy daemon's time
                 // under the soak test's far-future schedules, docs/robustness.md §2).
-                let now = clock.now
-                for (id, pad) in order where touched.contains(id) { tick(id, pad, now: now) }
-                rearm(renderedAt: now)
+                let now = loop.clock.now
+                for (id, pad) in loop.order where loop.touched.contains(id) { loop.tick(id, pad, now: now) }
+                renderedAt = now
             }
             return result
+        }
+
+        /// The timer, re-armed for what the steps changed (nothing fires while the lock is held).
+        fileprivate mutating func finish() {
+            guard let now = renderedAt else { return }
+            renderedAt = nil
+            loop.rearm(renderedAt: now)
         }
     }
 
@@ -252,11 +302,11 @@ public final class RenderLoop: @unchecked Sendable {
     }
 
     /// `fixed` mode: whether the timer is ticking periodically (something plays or waits for a pad).
-    public var isTicking: Bool { queue.sync { ticking } }
+    public var isTicking: Bool { lock.withLock { ticking } }
     /// The absolute time (uptime seconds) the timer is armed for, if it is.
-    public var armedTime: Double? { queue.sync { armedDeadline.map { Double($0) / 1e9 } } }
+    public var armedTime: Double? { lock.withLock { armedDeadline.map { Double($0) / 1e9 } } }
     /// Whether the timer is armed at all.
-    public var isArmed: Bool { queue.sync { armedDeadline != nil } }
+    public var isArmed: Bool { lock.withLock { armedDeadline != nil } }
 
     // MARK: the loop
 

@@ -2,9 +2,9 @@ import Glibc
 import HapticCore
 
 /// `--trace FILE`: appends `time,device,strong,weak` for every device write (monotonic seconds).
-/// Used only on the render queue.
+/// Used only under the render loop's lock.
 public final class TraceWriter: @unchecked Sendable {
-    // @unchecked Sendable: `file` is written only on the render queue (from loop events).
+    // @unchecked Sendable: `file` is written only under the render loop's lock (from loop events).
     private var file: UnsafeMutablePointer<FILE>?
 
     public init(path: String) throws(ConfigError) {

@@ -9,8 +9,8 @@ import Logging
 
 /// A pad that counts and time-stamps every write.
 final class CountingSink: MotorSink, @unchecked Sendable {
-    // @unchecked Sendable: written on the render queue only; read after the loop went quiet (a
-    // queue.sync round trip orders it).
+    // @unchecked Sendable: written under the render loop's lock only; read after the loop went quiet (a
+    // round trip through the lock orders it).
     private(set) var writes: [(time: Double, value: MotorMagnitudes)] = []
     let clock = MonotonicClock()
     func apply(_ write: Pacer.Write) throws(DeviceError) {
@@ -21,7 +21,7 @@ final class CountingSink: MotorSink, @unchecked Sendable {
     func release() {}
 }
 
-/// Ended players, signalled from the render queue.
+/// Ended players, signalled under the render loop's lock.
 final class Ended: @unchecked Sendable {
     // @unchecked Sendable: a semaphore, thread-safe by itself.
     let semaphore = DispatchSemaphore(value: 0)

@@ -17,8 +17,8 @@ if CommandLine.arguments.contains("--help") {
 }
 
 final class Samples: @unchecked Sendable {
-    // @unchecked Sendable: appended only on the render queue, read after the loop went quiet
-    // (ordered by a queue.sync round trip).
+    // @unchecked Sendable: appended only under the render loop's lock, read after the loop went quiet
+    // (ordered by a round trip through the lock).
     var lateness: [Double] = []
     var cost: [Double] = []
 }
@@ -154,7 +154,7 @@ let idleWakeups = Double(loop.wakeups - w0) / idleSeconds
 
 // The socket: hapticd's own server and core in this process, a real Unix socket, one client.
 final class WriteClock: @unchecked Sendable {
-    // @unchecked Sendable: written on the render queue, read by the client thread after the reply
+    // @unchecked Sendable: written under the render loop's lock, read by the client thread after the reply
     // to the command that caused the write (the reply is sent after the write, so it is ordered).
     var lastWrite: Double = 0
 }

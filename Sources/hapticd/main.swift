@@ -81,7 +81,7 @@ struct Hapticd: AsyncParsableCommand {
                     throw ExitCode(1)
                 }
                 SystemdNotify.send("READY=1\nSTATUS=\(core.padIDs().count) pad(s)")
-                watchdog.start(on: loop.queue)
+                watchdog.start(on: loop)
             },
             stop: {
                 watchdog.stop()
@@ -113,17 +113,20 @@ struct Hapticd: AsyncParsableCommand {
     }
 }
 
-/// Pings systemd's watchdog (WATCHDOG_USEC) from the render queue, so that a stuck render loop stops
-/// the pings and systemd restarts the service.
+/// Pings systemd's watchdog (WATCHDOG_USEC) from the render loop's timer queue, through the loop's
+/// lock, so that a stuck render loop stops the pings and systemd restarts the service.
 final class Watchdog: @unchecked Sendable {
     // @unchecked Sendable: `timer` is set in start and cleared in stop, both on the service task.
     private var timer: DispatchSourceTimer?
 
-    func start(on queue: DispatchQueue) {
+    func start(on loop: RenderLoop) {
         guard let interval = SystemdNotify.watchdogInterval() else { return }
-        let t = DispatchSource.makeTimerSource(queue: queue)
+        let t = DispatchSource.makeTimerSource(queue: loop.queue)
         t.schedule(deadline: .now(), repeating: interval / 2)
-        t.setEventHandler { SystemdNotify.send("WATCHDOG=1") }
+        t.setEventHandler {
+            loop.perform(ticking: false) { _ in }  // waits for the lock: a loop stuck holding it stops the pings
+            SystemdNotify.send("WATCHDOG=1")
+        }
         t.resume()
         timer = t
     }

@@ -85,7 +85,7 @@ let repositoryRoot: String = {
 
 extension DaemonCoreTests {
     /// Inline patterns are parsed on the socket threads, against the limits a reload set; and a
-    /// `policy.set` on the render queue is seen by every reader of the configuration.
+    /// `policy.set` under the render loop's lock is seen by every reader of the configuration.
     @Test func aReloadsPatternLimitsApplyToInlinePatterns() throws {
         let loop = RenderLoop()
         let core = DaemonCore(config: DaemonConfig(), loop: loop, logger: Logger(label: "test"))
@@ -104,5 +104,78 @@ extension DaemonCoreTests {
         #expect(set.contains("\"ok\":true"), "\(set)")
         #expect(core.config.policy.maxStrength == 0.5)
         #expect(core.config.patternLimits.maximumEvents == 2, "the reload's limits stay")
+    }
+}
+
+extension DaemonCoreTests {
+    /// A connection's turn of lines: answered in order, malformed and unknown lines in their place,
+    /// and every command as if alone — its own first frame written, its own device error.
+    @Test func aTurnOfLinesIsAnsweredInOrderEachCommandAsAlone() throws {
+        let core = DaemonCore(config: DaemonConfig(), loop: RenderLoop(), logger: Logger(label: "test"))
+        let healthy = RecordingSink()
+        let failing = RecordingSink()
+        core.addPad(info: SimulatedPad(index: 0).info, sink: healthy, simulated: true)
+        core.addPad(info: SimulatedPad(index: 1).info, sink: failing, simulated: true)
+        let client = try connect(core)
+        failing.failWith = DeviceError(kind: .system(.ioError), operation: .upload, path: "/dev/input/event9")
+        let rumble = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":5}}]}"#
+        let replies = core.handle(lines: [
+            #"{"id":1,"cmd":"ping"}"#,
+            #"{"id":2,"cmd":"play","device":0,"pattern":\#(rumble)}"#,
+            #"{"id":3,"cmd":"#,
+            #"{"id":4,"cmd":"play","device":1,"pattern":\#(rumble)}"#,
+            #"{"id":5,"cmd":"no.such.command"}"#,
+            #"{"id":6,"cmd":"engine.status","device":0}"#,
+        ], from: client)
+        #expect(replies.count == 6, "\(replies)")
+        guard replies.count == 6 else { return }
+        #expect(replies[0] == #"{"id":1,"ok":true,"result":{"pong":true}}"#)
+        #expect(replies[1].hasPrefix(#"{"id":2,"ok":true"#), "\(replies[1])")
+        #expect(replies[2].contains("\"ok\":false") && replies[2].contains("bad_json"), "\(replies[2])")
+        #expect(replies[3].hasPrefix(#"{"id":4,"ok":false"#) && replies[3].contains("device_error"), "\(replies[3])")
+        #expect(replies[4].hasPrefix(#"{"id":5,"ok":false"#) && replies[4].contains("unknown_command"), "\(replies[4])")
+        #expect(replies[5].hasPrefix(#"{"id":6,"ok":true"#) && replies[5].contains("\"playing\":true"), "\(replies[5])")
+        // The play on pad 0 wrote its first frame inside the call, as a lone command does.
+        #expect(healthy.writes.first.map { if case .set(let m) = $0 { !m.isZero } else { false } } == true, "\(healthy.writes)")
+    }
+
+    /// `ping` and `version` read nothing of the daemon's state: they are answered on the socket
+    /// thread even while the render loop's lock is held, which a ping flood then never takes.
+    @Test func pingIsAnsweredWithoutTheRenderLoopsLock() throws {
+        let loop = RenderLoop()
+        let core = DaemonCore(config: DaemonConfig(), loop: loop, logger: Logger(label: "test"))
+        core.addPad(info: SimulatedPad(index: 0).info, sink: RecordingSink(), simulated: true)
+        let client = try connect(core)
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            loop.perform(ticking: false) { _ in
+                inside.signal()
+                release.wait()
+            }
+            released.signal()
+        }
+        inside.wait()
+        let pinged = DispatchSemaphore(value: 0)
+        let statused = DispatchSemaphore(value: 0)
+        let replies = Lines()
+        DispatchQueue.global().async {
+            replies.append(core.handle(lines: [#"{"id":1,"cmd":"ping"}"#, #"{"id":2,"cmd":"version"}"#], from: client).joined(separator: "\n"))
+            pinged.signal()
+        }
+        DispatchQueue.global().async {
+            replies.append(core.handle(line: #"{"id":3,"cmd":"engine.status","device":0}"#, from: client))
+            statused.signal()
+        }
+        #expect(pinged.wait(timeout: .now() + 10) == .success, "ping waited for the render loop's lock")
+        // engine.status reads the engines: it waits for the lock, and so proves the lock was held.
+        #expect(statused.wait(timeout: .now() + 0.2) == .timedOut)
+        release.signal()
+        #expect(statused.wait(timeout: .now() + 10) == .success)
+        #expect(released.wait(timeout: .now() + 10) == .success)
+        let all = replies.all
+        #expect(all.first?.contains(#""pong":true"#) == true && all.first?.contains(#""version":"\#(DaemonCore.version)""#) == true, "\(all)")
+        #expect(all.last?.contains(#""device":0"#) == true, "\(all)")
     }
 }

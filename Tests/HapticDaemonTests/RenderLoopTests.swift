@@ -6,7 +6,7 @@ import Testing
 
 /// Records every write; lets a test wait (bounded) for a condition on them.
 final class RecordingSink: MotorSink, @unchecked Sendable {
-    // @unchecked Sendable: `writes` is appended on the render queue and read by the test only after
+    // @unchecked Sendable: `writes` is appended under the render loop's lock and read by the test only after
     // `waitFor` returned, which synchronises through the semaphore.
     private(set) var writes: [Pacer.Write] = []
     private(set) var released = false
@@ -122,7 +122,7 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         sink.failWith = DeviceError(kind: .disconnected, operation: .upload, path: "/dev/input/event9")
         let deadline = DispatchTime.now() + 5
         while !events.all.contains(.engineStopped(pad: 1, locality: .default, reason: .gameControllerDisconnect)) && DispatchTime.now() < deadline {
-            _ = loop.isArmed  // a round trip through the render queue
+            _ = loop.isArmed  // a round trip through the render loop's lock
         }
         #expect(events.all.contains(.engineStopped(pad: 1, locality: .default, reason: .gameControllerDisconnect)))
         #expect(events.all.contains(.deviceError(pad: 1, message: "/dev/input/event9: upload effect failed: the device is gone (unplugged)", disconnected: true)))
@@ -164,5 +164,35 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         #expect(sink.writes.count == 1, "the re-attached pad plays")
         loop.shutdown()
         #expect(sink.released)
+    }
+}
+
+extension RenderLoopTests {
+    /// Several commands under one taking of the lock: each step's render pass writes its pads'
+    /// first frame as a lone `perform` would, and the timer is armed for what the steps left.
+    @Test func stepsRenderEachCommandAndArmTheTimerForTheirResult() throws {
+        let loop = RenderLoop(mode: .event)
+        let sinks = [RecordingSink(), RecordingSink()]
+        for (i, sink) in sinks.enumerated() { loop.addPad(i, sink: sink, profile: .generic) }
+        let writesAfterFirstStep: Int = try loop.performSteps { steps in
+            try steps.perform(ticking: true) { access in
+                let engine = try #require(access.engine(0))
+                try engine.start(engine.makePlayer(pattern(duration: 5)))
+            }
+            let first = sinks[0].writes.count
+            try steps.perform(ticking: true) { access in
+                let engine = try #require(access.engine(1))
+                try engine.start(engine.makePlayer(pattern(duration: 2, intensity: 0.5)))
+            }
+            return first
+        }
+        #expect(writesAfterFirstStep == 1, "the first step wrote pad 0 before the second ran")
+        #expect(sinks[0].writes == [.set(MotorMagnitudes(strong: 65535, weak: 0))])
+        #expect(sinks[1].writes.count == 1 && sinks[1].writes.first != .set(.zero), "\(sinks[1].writes)")
+        // Armed for the earlier end: pad 1's, two seconds away.
+        let armed = try #require(loop.armedTime)
+        let now = loop.clock.now
+        #expect(armed > now + 1.5 && armed < now + 2.1, "armed for \(armed), now \(now)")
+        #expect(loop.wakeups == 0)
     }
 }

@@ -48,7 +48,7 @@ public struct EngineLimits: Equatable, Sendable {
 ///
 /// The engine owns its players; `render()` advances everything to the clock's time, applies due
 /// commands at their exact times, fires handlers, and returns the pad's mixed (unquantized) output.
-/// Not `Sendable`: an engine belongs to one queue (the daemon's render queue) or one test.
+/// Not `Sendable`: an engine belongs to one owner (the daemon's render loop, under its lock) or one test.
 public final class HapticEngine {
     public enum StoppedReason: String, Sendable, Equatable {
         case idleTimeout

@@ -1,7 +1,7 @@
 /// One pad's pipeline without I/O: engines (one per locality in use: players → renderer → mixer,
 /// each routed to its motors) → sum → gain → pacer. The render loop calls `tick()` and writes what
 /// comes out to the device; tests call it with a manual clock. Not `Sendable`: it belongs to the
-/// render queue, like its engines.
+/// render loop (under its lock), like its engines.
 public final class PadPipeline {
     /// The pad's engines, the `default` locality's first; others are added as they are used.
     public private(set) var engines: [(locality: Locality, engine: HapticEngine)]
