@@ -3,7 +3,8 @@ import HapticDaemon
 import HapticProtocol
 import Logging
 
-/// Whole request lines through an in-process daemon (`DaemonCore.handle`, as the socket does) on two
+/// Whole request lines through an in-process daemon (`DaemonCore.handle(lines:)`, in turns of up to
+/// 4 lines of one connection, as the socket does) on two
 /// simulated pads, with the real render loop running: parsing, validation, command execution and
 /// the engines. Each input is up to 64 lines; a line starting with `B ` comes from a second
 /// connection of another, non-admin user (uid 1000), every other line from root. After each input
@@ -49,25 +50,38 @@ public func fuzzDaemon(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: true).prefix(64)
     guard let a = try? core.connect(credentials: root, outlet: CheckingOutlet()).get() else { fatalError("refused: \(core.census())") }
     var b: ClientID?
+    // Consecutive lines of one connection go as the socket sends them: turns of up to 4 lines,
+    // one `handle(lines:)` each (the render loop's lock taken once per turn).
+    var turns: [(fromB: Bool, lines: [String])] = []
     for raw in lines {
         let fromB = raw.hasPrefix("B ")
-        if fromB && b == nil {
+        let line = String(fromB ? raw.dropFirst(2) : raw)
+        if let last = turns.last, last.fromB == fromB, last.lines.count < 4 {
+            turns[turns.count - 1].lines.append(line)
+        } else {
+            turns.append((fromB, [line]))
+        }
+    }
+    for turn in turns {
+        if turn.fromB && b == nil {
             guard let id = try? core.connect(credentials: user, outlet: CheckingOutlet()).get() else { fatalError("refused: \(core.census())") }
             b = id
         }
-        let line = String(fromB ? raw.dropFirst(2) : raw)
-        let reply = core.handle(line: line, from: fromB ? b! : a)
-        guard !reply.utf8.contains(0x0A), let parsed = ReplyLine.parse(reply) else { fatalError("unreadable reply: \(reply)") }
-        // The request's id, as it can be written back: JSON has no NaN or infinity, so an id the
-        // lenient parser read as one (`1e999`) comes back null.
-        let sentID: JSONValue? = (try? Request.parse(line)).map { r in
-            if case .number(let x) = r.id, !x.isFinite { return .null }
-            return r.id
-        }
-        switch parsed {
-        case .ok(let id, _): if let sentID, id != sentID { fatalError("reply id \(id) for request id \(sentID)") }
-        case .failure(let id, _, _, _): if let sentID, id != sentID { fatalError("reply id \(id) for request id \(sentID)") }
-        case .event: fatalError("an event as a reply: \(reply)")
+        let replies = core.handle(lines: turn.lines, from: turn.fromB ? b! : a)
+        guard replies.count == turn.lines.count else { fatalError("\(replies.count) replies to \(turn.lines.count) lines: \(turn.lines)") }
+        for (line, reply) in zip(turn.lines, replies) {
+            guard !reply.utf8.contains(0x0A), let parsed = ReplyLine.parse(reply) else { fatalError("unreadable reply: \(reply)") }
+            // The request's id, as it can be written back: JSON has no NaN or infinity, so an id the
+            // lenient parser read as one (`1e999`) comes back null.
+            let sentID: JSONValue? = (try? Request.parse(line)).map { r in
+                if case .number(let x) = r.id, !x.isFinite { return .null }
+                return r.id
+            }
+            switch parsed {
+            case .ok(let id, _): if let sentID, id != sentID { fatalError("reply id \(id) for request id \(sentID)") }
+            case .failure(let id, _, _, _): if let sentID, id != sentID { fatalError("reply id \(id) for request id \(sentID)") }
+            case .event: fatalError("an event as a reply: \(reply)")
+            }
         }
     }
     core.disconnect(a)
