@@ -32,7 +32,8 @@ final class ChannelOutlet: ClientOutlet {
     var droppedEvents: Int { state.withLockedValue { $0.dropped } }
 
     /// An event, from under the render loop's lock — possibly taken by this channel's own event loop
-    /// thread, inside `RenderLoop.perform` (a request runs its command on its socket thread). So the write is always a task of its own on the event loop, never done in place: done
+    /// thread, inside `RenderLoop.perform` (a request runs its command on its socket thread). So the
+    /// write is always a task of its own on the event loop, never done in place: done
     /// in place, a write that fails (the peer is gone) closes the channel, and a write that drains the
     /// output makes it writable again — and both run handler code at once (`channelInactive` →
     /// `DaemonCore.disconnect`, `channelWritabilityChanged` → the next request) that calls `perform`

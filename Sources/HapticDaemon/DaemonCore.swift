@@ -43,11 +43,11 @@ public final class DaemonCore: @unchecked Sendable {
     private var nextPad = 0
     var library = PatternLibrary()
     let trace: TraceWriter?
-    /// Called under the render loop's lock for every device write (benchmarks, tools); the loop's own event
-    /// handler belongs to the core.
+    /// Called under the render loop's lock for every device write (benchmarks, tools); the loop's
+    /// own event handler belongs to the core.
     var writeObserver: (@Sendable (PadID, Double, MotorMagnitudes) -> Void)?
-    /// Called (under the render loop's lock: hop elsewhere before doing I/O) with the path of a device whose
-    /// write failed while it stayed plugged in; `DeviceManager` reopens it and calls `addPad`.
+    /// Called (under the render loop's lock: hop elsewhere before doing I/O) with the path of a
+    /// device whose write failed while it stayed plugged in; `DeviceManager` reopens it and calls `addPad`.
     var deviceRecovery: (@Sendable (String) -> Void)?
     /// Device errors raised while the current command's first frame was written.
     var commandDeviceErrors: [String] = []
