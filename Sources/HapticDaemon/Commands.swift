@@ -94,7 +94,17 @@ extension DaemonCore {
             let engine = try engine(pad, locality, access)
             switch command {
             case .engineStart: engine.start()
-            case .engineStop: engine.stop()
+            case .engineStop:
+                // The engine's own handler is not called for an explicit stop (Core Haptics' rule), but
+                // for every other client of the pad it was stopped from outside: they hear of it.
+                let wasRunning = engine.isRunning
+                engine.stop()
+                if wasRunning {
+                    broadcast(.engineStopped, JSONObject([
+                        "device": .number(Double(pad)), "locality": .string(locality.rawValue),
+                        "reason": .string(HapticEngine.StoppedReason.systemError.rawValue), "by": .string("engine.stop"),
+                    ]))
+                }
             default:
                 engine.reset()
                 engine.start()

@@ -79,8 +79,9 @@ extension DaemonCore {
 
     // MARK: feedback generators
 
-    /// UIKit's feedback vocabulary: each type and style is a library pattern (`impact-heavy`,
-    /// `selection`, `notification-error`, …) that a user overrides by dropping a file of that name.
+    /// UIKit's feedback vocabulary: each type and style is a pattern (`impact-heavy`, `selection`,
+    /// `notification-error`, …), built in (`BuiltInPatterns`), that a user overrides by dropping a file
+    /// of that name into a pattern directory.
     static let feedbackStyles: [String: (styles: [String], fallback: String?)] = [
         "impact": (["light", "medium", "heavy", "soft", "rigid"], "medium"),
         "selection": ([], nil),
@@ -109,7 +110,7 @@ extension DaemonCore {
             throw ProtocolError(.badRequest, "\"intensity\" must be within 0…1, not \(intensity)")
         }
         guard let entry = library[name] else {
-            throw ProtocolError(.notFound, "no feedback pattern \"\(name)\" in the library (install hapticd's pattern library, or add \(name).ahap to a pattern directory)")
+            throw ProtocolError(.notFound, "no feedback pattern \"\(name)\" (none is built in by that name, and no pattern directory has \(name).ahap)")
         }
         let important = try r.bool("important") ?? false
         var result = try makePlayer(entry.pattern, r, client, access, kind: .play, important: important) { engine, local throws(ProtocolError) in

@@ -73,7 +73,7 @@ public final class DaemonCore: @unchecked Sendable {
 
     public func reloadLibrary() {
         let config = self.config
-        let lib = PatternLibrary.load(directories: config.patternDirectories, limits: config.patternLimits, logger: logger)
+        let lib = PatternLibrary.load(directories: config.patternDirectories, limits: config.patternLimits, builtIns: true, logger: logger)
         loop.perform { _ in library = lib }
         logger.info("pattern library: \(lib.names.count) patterns from \(config.patternDirectories.joined(separator: ", "))")
     }

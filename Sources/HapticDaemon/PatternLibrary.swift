@@ -5,7 +5,9 @@ import Logging
 /// Named patterns from the configured directories: `heartbeat` is `heartbeat.ahap` or `heartbeat.haptic`
 /// (a Meta Haptics Studio / Lofelt clip) in the directories that have it; later directories override
 /// earlier ones, so /etc beats /usr/share. Within one directory `NAME.ahap` wins over `NAME.haptic`, and
-/// the clip is noted as a problem. Files load in the format their content shows.
+/// the clip is noted as a problem. Files load in the format their content shows. With `builtIns`, the
+/// patterns hapticd has without any file (`BuiltInPatterns`: UIKit's feedback) are there too, path
+/// `built-in`, unless a file of the same name overrides one.
 public struct PatternLibrary: Sendable {
     public struct Entry: Sendable {
         public var name: String
@@ -20,8 +22,13 @@ public struct PatternLibrary: Sendable {
 
     public init() {}
 
-    public static func load(directories: [String], limits: AHAPLimits, logger: Logger? = nil) -> PatternLibrary {
+    public static func load(directories: [String], limits: AHAPLimits, builtIns: Bool = false, logger: Logger? = nil) -> PatternLibrary {
         var library = PatternLibrary()
+        if builtIns {
+            for b in BuiltInPatterns.all {
+                library.entries[b.name] = Entry(name: b.name, path: "built-in", pattern: b.pattern, description: b.description)
+            }
+        }
         for directory in directories {
             guard let names = directoryEntries(directory) else { continue }
             let files = names.filter { PatternLoader.format(forPath: $0) != .auto }.sorted()

@@ -34,7 +34,7 @@ struct Caps: ParsableCommand {
 struct Feedback: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "UIKit-style feedback: impact [light|medium|heavy|soft|rigid], selection, notification [success|warning|error].",
-        discussion: "Each is a library pattern (impact-heavy, selection, notification-error, …) that a file of the same name in a pattern directory overrides.")
+        discussion: "Each plays a pattern built into hapticd (impact-heavy, selection, notification-error, …) that a file of the same name in a pattern directory overrides.")
     enum Kind: String, ExpressibleByArgument, CaseIterable { case impact, selection, notification }
     @Argument(help: "impact, selection or notification.") var type: Kind
     @Argument(help: "The style: light, medium, heavy, soft, rigid (impact); success, warning, error (notification).") var style: String?

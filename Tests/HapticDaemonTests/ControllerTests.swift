@@ -125,6 +125,50 @@ import Testing
         #expect(daemon.terminate() == 0)
     }
 
+    @Test func anAdminsStopIsAnEventForEveryClientOfThePad() throws {
+        let daemon = try DaemonProcess(["--simulate", "1"])
+        let admin = try daemon.client(), other = try daemon.client()
+        _ = try other.request("subscribe", JSONObject(["events": .array([.string("engine.stopped")])]))
+        _ = try admin.request("engine.stop", JSONObject(["locality": .string("rightHandle")]))
+        let e = try other.nextEvent(timeout: 5)
+        #expect(e?["event"] == .string("engine.stopped") && e?["locality"] == .string("rightHandle"))
+        #expect(e?["reason"] == .string("systemError") && e?["by"] == .string("engine.stop"), "\(String(describing: e))")
+        _ = try admin.request("engine.stop", JSONObject(["locality": .string("rightHandle")]))
+        _ = try admin.request("engine.stop")
+        let next = try other.nextEvent(timeout: 5)
+        #expect(next?["locality"] == .string("default"), "a second stop of a stopped engine says nothing: \(String(describing: next))")
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func feedbackPlaysWithNoPatternLibraryInstalled() throws {
+        let daemon = try DaemonProcess(["--simulate", "1"], patternDirectories: [])
+        let c = try daemon.client()
+        guard case .array(let list)? = try c.request("patterns")["patterns"] else { Issue.record("no pattern list"); return }
+        let builtIn = list.compactMap { item -> String? in
+            guard case .object(let o) = item, o["path"] == .string("built-in"), case .string(let name)? = o["name"] else { return nil }
+            return name
+        }
+        #expect(builtIn.sorted() == BuiltInPatterns.all.map(\.name).sorted(), "every built-in is listed, and nothing else: \(list)")
+        _ = try c.request("subscribe", JSONObject(["events": .array([.string("player.finished")])]))
+        for (type, styles) in [("impact", ["light", "medium", "heavy", "soft", "rigid"]), ("notification", ["success", "warning", "error"]), ("selection", [""])] {
+            for style in styles {
+                var body = JSONObject(["type": .string(type)])
+                if !style.isEmpty { body.append("style", .string(style)) }
+                let strongest = try peak(daemon, c, body)
+                #expect(strongest > 10_000, "\(type) \(style) was felt: peak \(strongest)")
+            }
+        }
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func builtInPatternsWriteOutAndLoadBack() {
+        for b in BuiltInPatterns.all {
+            let loaded = try? PatternLoader.load(text: AHAPWriter.text(b.pattern), format: .ahap)
+            #expect(loaded?.warnings.isEmpty == true, "\(b.name) writes out and loads back without a warning")
+            #expect(loaded?.pattern.duration == b.pattern.duration)
+        }
+    }
+
     @Test func aFileOfTheSameNameOverridesAFeedbackPattern() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-override-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

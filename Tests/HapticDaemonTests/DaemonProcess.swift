@@ -13,18 +13,22 @@ final class DaemonProcess {
     let log: String
     let process = Process()
 
-    /// Starts hapticd with `config` (TOML, appended to a [patterns] table pointing at the library)
-    /// and waits (bounded) until its socket accepts connections.
+    /// Starts hapticd with `config` (TOML, appended to a [patterns] table naming `patternDirectories`,
+    /// by default the project's library) and waits (bounded) until its socket accepts connections.
     /// With `activation`, systemd-socket-activate owns the socket and execs hapticd on the first
     /// connection, passing it as fd 3 (LISTEN_FDS).
-    init(_ arguments: [String] = ["--simulate", "2"], config: String = "", activation: Bool = false, environment: [String: String] = [:]) throws {
+    init(
+        _ arguments: [String] = ["--simulate", "2"], config: String = "", activation: Bool = false, environment: [String: String] = [:],
+        patternDirectories: [String] = [repositoryRoot + "/config/patterns"]
+    ) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         socket = dir.appendingPathComponent("h.sock").path
         trace = dir.appendingPathComponent("trace.csv").path
         log = dir.appendingPathComponent("hapticd.log").path
         configPath = dir.appendingPathComponent("hapticd.toml").path
-        try ("[patterns]\ndirectories = [\"\(repositoryRoot)/config/patterns\"]\n" + config).write(toFile: configPath, atomically: true, encoding: .utf8)
+        let directories = patternDirectories.map { "\"\($0)\"" }.joined(separator: ", ")
+        try ("[patterns]\ndirectories = [\(directories)]\n" + config).write(toFile: configPath, atomically: true, encoding: .utf8)
         let hapticd = Self.binaries.appendingPathComponent("hapticd").path
         guard FileManager.default.isExecutableFile(atPath: hapticd) else {
             throw E2EError("\(hapticd) is missing: run `swift build` before the tests")

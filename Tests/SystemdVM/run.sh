@@ -177,7 +177,7 @@ check_socket_activation() {
 check socket_activation
 
 check_feedback_from_library() {
-    # UIKit-style feedback plays the package's library patterns (impact-heavy.ahap).
+    # UIKit-style feedback plays its built-in pattern (impact-heavy) on the pad.
     local from out
     from=$(pad_lines)
     out=$(as alice "$HAPTICCTL" feedback impact heavy 2>&1) || because "alice: hapticctl feedback impact heavy: $out" || return 1
