@@ -1,14 +1,23 @@
+import Dispatch
 import Glibc
 import HapticCore
 import HapticProtocol
+import Synchronization
 
 /// A failed exchange with the daemon.
-public enum ClientError: Error, CustomStringConvertible, Sendable {
+public enum ClientError: Error, CustomStringConvertible, Sendable, Equatable {
     /// No daemon at that path (or it refused): the message says what to do.
     case notRunning(path: String, reason: String)
-    /// The daemon answered with an error.
+    /// The daemon answered with an error (`code` is one of docs/PROTOCOL.md's error codes).
     case failed(code: String, message: String, details: [String])
+    /// The connection is gone: the daemon stopped or crashed, or `close()` was called. Nothing sent
+    /// on this client will be answered; connect again.
+    case disconnected(String)
+    /// A request that cannot be sent as it is (too long, a newline inside a request), or a system
+    /// call that failed.
     case io(String)
+    /// The daemon did not answer within the request's timeout (the connection stays usable; the late
+    /// answer is discarded).
     case timeout
 
     public var description: String {
@@ -18,20 +27,38 @@ public enum ClientError: Error, CustomStringConvertible, Sendable {
                 + "for a simulated pad), or point to its socket with --socket PATH or $HAPTICD_SOCKET."
         case .failed(let code, let message, let details):
             ([message + " (" + code + ")"] + details.map { "  " + $0 }).joined(separator: "\n")
+        case .disconnected(let why): "the connection to hapticd is gone: \(why)"
         case .io(let what): "connection to hapticd failed: \(what)"
         case .timeout: "hapticd did not answer in time"
         }
     }
 }
 
-/// A blocking client for hapticd's socket: one request at a time, events queued for `nextEvent`.
-/// Not `Sendable`: one thread uses it.
-public final class HapticClient {
+/// A connection to hapticd's socket (docs/PROTOCOL.md), for any number of threads and tasks at once.
+///
+/// - **Requests** go out on the calling thread, at once, in call order; their replies are matched
+///   to them in order (the daemon answers a connection's requests in order). Each has three forms:
+///   blocking (`request(_:_:timeout:)` from synchronous code), `async` (the same name from
+///   asynchronous code), and a completion handler (`send(_:_:timeout:completion:)`).
+/// - **Events** (`subscribe`) go to the handler set with `setEventHandler`, or, while none is set,
+///   wait in a bounded queue for `nextEvent(timeout:)`.
+/// - One thread of the client's own reads the socket. Completion handlers, event handlers and the
+///   disconnect handler run on it, in the order the daemon wrote: keep them short, and hop to a
+///   queue of your own for anything more (they must not wait for another reply of this client).
+///
+/// Every wait is bounded (`timeout`, default 10 s); lines are bounded by `maximumLineBytes` both
+/// ways; queued events by `maximumQueuedEvents` (the oldest are dropped). When the daemon goes away,
+/// every waiting request fails with `.disconnected`, and so does every later one.
+public final class HapticClient: Sendable {
     public let path: String
-    private var fd: Int32
-    private var buffer: [UInt8] = []
-    private var nextID = 1
-    private var events: [JSONObject] = []
+    /// The longest line sent or accepted (the daemon's own default, `limits.max_line_bytes`).
+    public static let maximumLineBytes = 1 << 20
+    /// Events kept for `nextEvent` while no handler is set; older ones are dropped.
+    public static let maximumQueuedEvents = 4096
+    /// Requests sent and not yet answered, at most; more wait to be sent.
+    public static let maximumPendingRequests = 1024
+
+    private let connection: ClientConnection
 
     /// $HAPTICD_SOCKET, else the daemon's default for this user: /run/hapticd/hapticd.sock for root
     /// (and as the last resort), $XDG_RUNTIME_DIR/hapticd.sock otherwise.
@@ -44,144 +71,149 @@ public final class HapticClient {
         return "/run/hapticd/hapticd.sock"
     }
 
+    /// Connects (a blocking `connect` on a local socket: immediate, or an error at once).
     public init(path: String = HapticClient.defaultSocketPath()) throws(ClientError) {
         self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .io("socket: errno \(errno)") }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            close(fd)
-            throw .io("socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
-        let r = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if r != 0 {
-            let e = errno
-            close(fd)
-            let reason = switch e {
-            case ENOENT: "no such socket"
-            case ECONNREFUSED: "connection refused"
-            case EACCES: "permission denied: the socket belongs to another user or group (see socket.group in hapticd.toml)"
-            default: String(cString: strerror(e))
-            }
-            throw .notRunning(path: path, reason: reason)
-        }
+        connection = try ClientConnection(path: path)
     }
 
-    deinit { close(fd) }
+    deinit { connection.close("the client was released") }
 
-    /// Sends a request and returns its result, queueing events that arrive before the reply.
+    /// Closes the connection: waiting requests fail with `.disconnected`; the daemon stops (or, for a
+    /// non-looping `play`, lets finish) this connection's players.
+    public func close() { connection.close("close() was called") }
+
+    /// Whether the connection is still up.
+    public var isConnected: Bool { connection.isOpen }
+
+    // MARK: requests
+
+    /// Sends a request and waits for its result (blocking the calling thread, at most `timeout` s).
     public func request(_ command: String, _ body: JSONObject = JSONObject(), timeout: Double = 10) throws(ClientError) -> JSONObject {
-        let id = nextID
-        nextID += 1
-        var o = JSONObject(["id": .number(Double(id)), "cmd": .string(command)])
-        o.members += body.members
-        try sendLineOrReportRefusal(JSONWriter.write(.object(o)))
-        while true {
-            guard let line = try readLine(timeout: timeout) else { throw .io("the daemon closed the connection") }
-            switch ReplyLine.parse(line) {
-            case .ok(let rid, let result)? where rid == .number(Double(id)): return result
-            case .failure(let rid, let code, let message, let details)? where rid == .number(Double(id)) || rid == .null:
-                throw .failed(code: code, message: message, details: details)
-            case .event(_, let body)?: events.append(body)
-            default: continue
-            }
-        }
+        let waiter = Waiter()
+        try connection.send(command, body, timeout: timeout) { waiter.finish($0) }
+        return try Self.result(waiter.wait(timeout: timeout))
     }
 
-    /// Sends one raw line (for `hapticctl request`); returns the reply line as the daemon wrote it.
-    public func raw(_ line: String, timeout: Double = 10) throws(ClientError) -> String {
-        try sendLineOrReportRefusal(line)
-        while true {
-            guard let reply = try readLine(timeout: timeout) else { throw .io("the daemon closed the connection") }
-            if case .event(_, let body)? = ReplyLine.parse(reply) {
-                events.append(body)
-                continue
+    /// Sends a request and suspends until its result (at most `timeout` s).
+    public func request(_ command: String, _ body: JSONObject = JSONObject(), timeout: Double = 10) async throws(ClientError) -> JSONObject {
+        let outcome: Result<ReplyLine, ClientError> = await withCheckedContinuation { continuation in
+            let once = Once(continuation)
+            do throws(ClientError) {
+                try connection.send(command, body, timeout: timeout) { once.resume($0) }
+            } catch {
+                once.resume(.failure(error))
+                return
             }
-            return reply
+            // The timeout: whichever comes first resumes; the other is ignored.
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.clamped(timeout)) { once.resume(.failure(.timeout)) }
         }
+        return try Self.result(outcome)
     }
 
-    /// The next reply line (events are queued), waiting up to `timeout` seconds.
+    /// Sends a request; `completion` runs on the client's reader thread with the result (or
+    /// `.timeout` after `timeout` s, or `.disconnected`). Throws only when the request could not be
+    /// sent at all.
+    public func send(
+        _ command: String, _ body: JSONObject = JSONObject(), timeout: Double = 10,
+        completion: @escaping @Sendable (Result<JSONObject, ClientError>) -> Void
+    ) throws(ClientError) {
+        let once = OnceCallback(completion)
+        try connection.send(command, body, timeout: timeout) { outcome in
+            once.call(Result { () throws(ClientError) in try Self.result(outcome) })
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.clamped(timeout)) { once.call(.failure(.timeout)) }
+    }
+
+    /// Sends raw text (one line, or several separated by newlines: each non-blank one is a request)
+    /// and returns the reply to the first as the daemon wrote it; the others' replies come from
+    /// `nextLine`. For `hapticctl request` and tests of the protocol itself.
+    public func raw(_ text: String, timeout: Double = 10) throws(ClientError) -> String {
+        try connection.sendRaw(text, timeout: timeout)
+        guard let line = try connection.nextRawReply(timeout: timeout) else { throw .timeout }
+        return line
+    }
+
+    /// The next reply to a `raw` line not yet returned, waiting up to `timeout` seconds (nil: none came).
     public func nextLine(timeout: Double) throws(ClientError) -> String? {
-        while true {
-            guard let line = try readLine(timeout: timeout) else { return nil }
-            if case .event(_, let body)? = ReplyLine.parse(line) {
-                events.append(body)
-                continue
-            }
-            return line
+        try connection.nextRawReply(timeout: timeout)
+    }
+
+    // MARK: events
+
+    /// Receives every event line the daemon sends (after `subscribe`), on the reader thread, in
+    /// order. nil: events queue for `nextEvent` instead. Setting a handler hands it the queued ones first.
+    public func setEventHandler(_ handler: (@Sendable (JSONObject) -> Void)?) { connection.setEventHandler(handler) }
+
+    /// Called once, on the reader thread, when the connection goes away (not after `close()`).
+    public func setDisconnectHandler(_ handler: (@Sendable (ClientError) -> Void)?) { connection.setDisconnectHandler(handler) }
+
+    /// The next queued event, waiting up to `timeout` seconds (nil: none arrived). Only while no
+    /// event handler is set.
+    public func nextEvent(timeout: Double) throws(ClientError) -> JSONObject? { try connection.nextEvent(timeout: timeout) }
+
+    /// Every event from now on, as an asynchronous sequence (it sets the event handler; it ends
+    /// when the connection does). Keeps the newest `maximumQueuedEvents` a slow reader has not taken.
+    public func events() -> AsyncStream<JSONObject> {
+        let (stream, continuation) = AsyncStream.makeStream(of: JSONObject.self, bufferingPolicy: .bufferingNewest(Self.maximumQueuedEvents))
+        setEventHandler { continuation.yield($0) }
+        connection.addTermination { continuation.finish() }
+        return stream
+    }
+
+    // MARK: helpers
+
+    static func result(_ outcome: Result<ReplyLine, ClientError>) throws(ClientError) -> JSONObject {
+        switch outcome {
+        case .failure(let e): throw e
+        case .success(.ok(_, let result)): return result
+        case .success(.failure(_, let code, let message, let details)): throw .failed(code: code, message: message, details: details)
+        case .success(.event): throw .io("an event came where a reply was due")
         }
     }
 
-    /// The next event, waiting up to `timeout` seconds (nil: none arrived).
-    public func nextEvent(timeout: Double) throws(ClientError) -> JSONObject? {
-        if !events.isEmpty { return events.removeFirst() }
-        while true {
-            guard let line = try readLine(timeout: timeout) else { return nil }
-            if case .event(_, let body)? = ReplyLine.parse(line) { return body }
-        }
+    /// Seconds for a wait: finite, at least 1 ms, at most a day.
+    static func clamped(_ timeout: Double) -> Double { timeout.isFinite ? min(max(timeout, 0.001), 86_400) : 86_400 }
+}
+
+/// One blocking wait for one reply.
+private final class Waiter: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let outcome = Mutex<Result<ReplyLine, ClientError>?>(nil)
+
+    func finish(_ r: Result<ReplyLine, ClientError>) {
+        outcome.withLock { $0 = r }
+        semaphore.signal()
     }
 
-    /// Sends; if the daemon already closed the connection (it refuses clients over its limit with an
-    /// error line, then closes), reports its reason rather than a broken pipe.
-    private func sendLineOrReportRefusal(_ line: String) throws(ClientError) {
-        do {
-            try sendLine(line)
-        } catch {
-            if let reply = try? readLine(timeout: 1), case .failure(_, let code, let message, let details)? = ReplyLine.parse(reply) {
-                throw .failed(code: code, message: message, details: details)
-            }
-            throw error
-        }
+    func wait(timeout: Double) -> Result<ReplyLine, ClientError> {
+        if semaphore.wait(timeout: .now() + HapticClient.clamped(timeout)) == .timedOut { return .failure(.timeout) }
+        return outcome.withLock { $0! }
     }
+}
 
-    private func sendLine(_ line: String) throws(ClientError) {
-        let bytes = Array((line + "\n").utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io("send: \(String(cString: strerror(errno)))")
-            }
-            sent += n
+/// A continuation resumed once, by the reply or by the timeout, whichever comes first.
+private final class Once: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Result<ReplyLine, ClientError>, Never>?>
+    init(_ c: CheckedContinuation<Result<ReplyLine, ClientError>, Never>) { continuation = Mutex(c) }
+    func resume(_ r: Result<ReplyLine, ClientError>) {
+        let c = continuation.withLock { c in
+            defer { c = nil }
+            return c
         }
+        c?.resume(returning: r)
     }
+}
 
-    /// One line, waiting up to `timeout` seconds; nil on timeout or end of stream.
-    private func readLine(timeout: Double) throws(ClientError) -> String? {
-        var waited = 0.0
-        while true {
-            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self)
-                buffer.removeSubrange(...nl)
-                return line
-            }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let slice = min(max(timeout - waited, 0), 0.25)
-            let r = poll(&p, 1, Int32(slice * 1000))
-            if r < 0 {
-                if errno == EINTR { continue }
-                throw .io("poll: \(String(cString: strerror(errno)))")
-            }
-            if r == 0 {
-                waited += slice
-                if waited >= timeout { return nil }
-                continue
-            }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io("recv: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return nil }
-            buffer.append(contentsOf: chunk[..<n])
+/// A completion handler called once, by the reply or by the timeout.
+private final class OnceCallback: Sendable {
+    private let handler: Mutex<(@Sendable (Result<JSONObject, ClientError>) -> Void)?>
+    init(_ h: @escaping @Sendable (Result<JSONObject, ClientError>) -> Void) { handler = Mutex(h) }
+    func call(_ r: Result<JSONObject, ClientError>) {
+        let h = handler.withLock { h in
+            defer { h = nil }
+            return h
         }
+        h?(r)
     }
 }

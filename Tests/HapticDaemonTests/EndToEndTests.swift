@@ -16,7 +16,7 @@ import Testing
         #expect(devices.count == 2)
         guard case .array(let patterns)? = try c.request("patterns")["patterns"] else { Issue.record("no patterns"); return }
         let files = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot + "/config/patterns").filter { $0.hasSuffix(".ahap") }
-        #expect(patterns.count == files.count && patterns.count >= 20)
+        #expect(patterns.count == files.count + BuiltInPatterns.all.count && patterns.count >= 20, "the files and the built-in feedback patterns")
 
         let sub = try c.request("subscribe", JSONObject(["events": .array([.string("player.finished")])]))
         #expect(sub["events"] == .array([.string("player.finished")]))

@@ -1,0 +1,412 @@
+import Dispatch
+import Glibc
+import HapticCore
+import HapticProtocol
+
+/// The socket, the requests waiting for their replies, and the thread that reads (see `HapticClient`).
+///
+/// `@unchecked Sendable`: `state` is read and written only while `monitor` is held; `fd` is set once
+/// (in `init`) and closed only in `deinit`, when neither the client nor the reader thread (which
+/// holds a reference until it returns) can use it any more.
+final class ClientConnection: @unchecked Sendable {
+    /// A request sent and not yet answered: what to do with its reply.
+    private enum Slot {
+        case request(id: Int, completion: @Sendable (Result<ReplyLine, ClientError>) -> Void)
+        /// A line of `raw` text: its reply goes to `rawReplies` as written.
+        case raw
+    }
+
+    private struct State {
+        var open = true
+        /// Why the connection ended (set once).
+        var ended: ClientError?
+        var closedByUser = false
+        var pending: [Slot] = []
+        var pendingHead = 0
+        var nextID = 1
+        var events: [JSONObject] = []
+        var eventsDropped = 0
+        var rawReplies: [String] = []
+        var eventHandler: (@Sendable (JSONObject) -> Void)?
+        var disconnectHandler: (@Sendable (ClientError) -> Void)?
+        var terminations: [@Sendable () -> Void] = []
+        /// The daemon's refusal (an error line before any request: not allowed, over a connection limit).
+        var refusal: ClientError?
+
+        var pendingCount: Int { pending.count - pendingHead }
+
+        mutating func popSlot() -> Slot? {
+            guard pendingHead < pending.count else { return nil }
+            let slot = pending[pendingHead]
+            pendingHead += 1
+            if pendingHead > 64 && pendingHead * 2 > pending.count {
+                pending.removeFirst(pendingHead)
+                pendingHead = 0
+            }
+            return slot
+        }
+    }
+
+    private let fd: Int32
+    private let path: String
+    private let monitor = Monitor()
+    private var state = State()
+    /// Serialises writers, so that slots are queued in the order their lines are written.
+    private let writeLock = Monitor()
+    /// The longest line read from the daemon.
+    static let maximumReadLine = 16 << 20
+
+    init(path: String) throws(ClientError) {
+        self.path = path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            Glibc.close(fd)
+            throw .notRunning(path: path, reason: "the socket path is longer than a Unix socket address holds")
+        }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        var r: Int32
+        repeat {
+            r = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        } while r != 0 && errno == EINTR
+        if r != 0 {
+            let e = errno
+            Glibc.close(fd)
+            let reason = switch e {
+            case ENOENT: "no such socket"
+            case ECONNREFUSED: "connection refused"
+            case EACCES: "permission denied: the socket belongs to another user or group (see socket.group in hapticd.toml)"
+            default: String(cString: strerror(e))
+            }
+            throw .notRunning(path: path, reason: reason)
+        }
+        // Non-blocking: every wait is a poll with a bound.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        self.fd = fd
+        startReader()
+    }
+
+    deinit { Glibc.close(fd) }
+
+    var isOpen: Bool { monitor.locked { state.open } }
+
+    /// Ends the connection from this side: the reader thread wakes, fails what waits, and closes.
+    func close(_ why: String) {
+        let first = monitor.locked { () -> Bool in
+            guard state.open, !state.closedByUser else { return false }
+            state.closedByUser = true
+            if state.ended == nil { state.ended = .disconnected(why) }
+            return true
+        }
+        if first { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    // MARK: sending
+
+    func send(
+        _ command: String, _ body: JSONObject, timeout: Double, completion: @escaping @Sendable (Result<ReplyLine, ClientError>) -> Void
+    ) throws(ClientError) {
+        try writeLock.lockedThrowing { () throws(ClientError) in
+            let id = try monitor.lockedThrowing { () throws(ClientError) -> Int in
+                try requireOpen()
+                guard state.pendingCount < HapticClient.maximumPendingRequests else {
+                    throw .io("\(HapticClient.maximumPendingRequests) requests are waiting for their replies already (HapticClient.maximumPendingRequests)")
+                }
+                let id = state.nextID
+                state.nextID &+= 1
+                state.pending.append(.request(id: id, completion: completion))
+                return id
+            }
+            var o = JSONObject(["id": .number(Double(id)), "cmd": .string(command)])
+            for m in body.members where m.key != "id" && m.key != "cmd" { o.append(m.key, m.value) }
+            try write(JSONWriter.write(.object(o)) + "\n", timeout: timeout)
+        }
+    }
+
+    func sendRaw(_ text: String, timeout: Double) throws(ClientError) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" } }
+        guard !lines.isEmpty else { throw .io("nothing to send: the text is blank") }
+        try writeLock.lockedThrowing { () throws(ClientError) in
+            try monitor.lockedThrowing { () throws(ClientError) in
+                try requireOpen()
+                for _ in lines { state.pending.append(.raw) }
+            }
+            try write(text + "\n", timeout: timeout)
+        }
+    }
+
+    /// Under `monitor`.
+    private func requireOpen() throws(ClientError) {
+        guard state.open, !state.closedByUser else { throw state.ended ?? .disconnected("the connection is closed") }
+    }
+
+    /// Writes the whole text (under `writeLock`). A write that cannot finish in time leaves half a
+    /// line on the socket, so it ends the connection.
+    private func write(_ text: String, timeout: Double) throws(ClientError) {
+        var bytes = Array(text.utf8)
+        let deadline = Self.now() + HapticClient.clamped(timeout)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n >= 0 {
+                sent += n
+                continue
+            }
+            let e = errno
+            if e == EINTR { continue }
+            if e == EAGAIN || e == EWOULDBLOCK {
+                let left = deadline - Self.now()
+                if left > 0 {
+                    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&p, 1, Int32(min(left, 1) * 1000) + 1)  // writable, interrupted or timed out: try again
+                    continue
+                }
+                end(.disconnected("hapticd did not take a request for \(timeout) s (it is not reading this connection)"))
+                throw .timeout
+            }
+            // The daemon may have refused this connection (an error line, then close): its reason
+            // says more than a broken pipe, and the reader thread has it once it read to the end.
+            let error = endReason(within: 1) ?? .disconnected("send: \(String(cString: strerror(e)))")
+            end(error)
+            throw error
+        }
+    }
+
+    /// Why the connection ended, once the reader thread has seen it end (waiting at most `seconds`).
+    private func endReason(within seconds: Double) -> ClientError? {
+        let deadline = Self.now() + seconds
+        return monitor.locked { () -> ClientError? in
+            while state.open, deadline > Self.now() { monitor.wait(seconds: deadline - Self.now()) }
+            return state.open ? nil : state.ended
+        }
+    }
+
+    // MARK: waiting for queued lines
+
+    func nextRawReply(timeout: Double) throws(ClientError) -> String? {
+        try take(timeout: timeout) { () -> String? in state.rawReplies.isEmpty ? nil : state.rawReplies.removeFirst() }
+    }
+
+    func nextEvent(timeout: Double) throws(ClientError) -> JSONObject? {
+        try take(timeout: timeout) { () -> JSONObject? in state.events.isEmpty ? nil : state.events.removeFirst() }
+    }
+
+    /// Waits (bounded) until `pick` finds something, under `monitor`; nil on timeout. Once the
+    /// connection is gone and nothing is left, throws why.
+    private func take<T>(timeout: Double, _ pick: () -> T?) throws(ClientError) -> T? {
+        let deadline = Self.now() + max(0, timeout.isFinite ? min(timeout, 86_400) : 86_400)
+        return try monitor.lockedThrowing { () throws(ClientError) -> T? in
+            while true {
+                if let item = pick() { return item }
+                if !state.open { throw state.ended ?? .disconnected("the connection is closed") }
+                let left = deadline - Self.now()
+                if left <= 0 { return nil }
+                monitor.wait(seconds: left)
+            }
+        }
+    }
+
+    // MARK: handlers
+
+    func setEventHandler(_ handler: (@Sendable (JSONObject) -> Void)?) {
+        let queued = monitor.locked { () -> [JSONObject] in
+            state.eventHandler = handler
+            guard handler != nil else { return [] }
+            defer { state.events = [] }
+            return state.events
+        }
+        for e in queued { handler?(e) }
+    }
+
+    func setDisconnectHandler(_ handler: (@Sendable (ClientError) -> Void)?) { monitor.locked { state.disconnectHandler = handler } }
+
+    /// Runs `body` when the connection ends (at once if it has).
+    func addTermination(_ body: @escaping @Sendable () -> Void) {
+        let now = monitor.locked { () -> Bool in
+            if !state.open { return true }
+            state.terminations.append(body)
+            return false
+        }
+        if now { body() }
+    }
+
+    // MARK: reading
+
+    private func startReader() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let r = pthread_create(&thread, nil, { raw in
+            let connection = Unmanaged<ClientConnection>.fromOpaque(raw!).takeRetainedValue()
+            connection.read()
+            return nil
+        }, context)
+        if r != 0 {
+            Unmanaged<ClientConnection>.fromOpaque(context).release()
+            end(.io("cannot start the client's reader thread: \(String(cString: strerror(r)))"))
+        } else {
+            pthread_detach(thread)
+        }
+    }
+
+    /// The reader thread: lines in, replies to their requests, events to their handler.
+    private func read() {
+        var buffer: [UInt8] = []
+        var start = 0
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var why: ClientError?
+        loop: while true {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, -1) < 0 {
+                if errno == EINTR { continue }
+                why = .disconnected("poll: \(String(cString: strerror(errno)))")
+                break
+            }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                why = .disconnected("recv: \(String(cString: strerror(errno)))")
+                break
+            }
+            if n == 0 { break }
+            buffer.append(contentsOf: chunk[..<n])
+            while let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[start..<nl], as: UTF8.self)
+                start = nl + 1
+                deliver(line)
+            }
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            if buffer.count > Self.maximumReadLine {
+                why = .disconnected("hapticd sent a line longer than \(Self.maximumReadLine) bytes")
+                break
+            }
+        }
+        end(monitor.locked { state.refusal } ?? why ?? .disconnected("hapticd closed the connection (it stopped, or was restarted)"))
+    }
+
+    private func deliver(_ line: String) {
+        let parsed = ReplyLine.parse(line)
+        if case .event(_, let body)? = parsed {
+            let handler = monitor.locked { () -> (@Sendable (JSONObject) -> Void)? in
+                if let h = state.eventHandler { return h }
+                state.events.append(body)
+                if state.events.count > HapticClient.maximumQueuedEvents {
+                    state.events.removeFirst(state.events.count - HapticClient.maximumQueuedEvents)
+                    state.eventsDropped += 1
+                }
+                monitor.broadcast()
+                return nil
+            }
+            handler?(body)
+            return
+        }
+        let slot = monitor.locked { () -> Slot? in
+            guard let slot = state.popSlot() else {
+                // Nothing asked: the daemon's refusal of this connection, before it closes it.
+                if case .failure(_, let code, let message, let details)? = parsed {
+                    state.refusal = .failed(code: code, message: message, details: details)
+                }
+                return nil
+            }
+            if case .raw = slot {
+                state.rawReplies.append(line)
+                if state.rawReplies.count > HapticClient.maximumQueuedEvents { state.rawReplies.removeFirst() }
+                monitor.broadcast()
+            }
+            return slot
+        }
+        guard case .request(let id, let completion)? = slot else { return }
+        switch parsed {
+        case .ok(let rid, _)?, .failure(let rid, _, _, _)?:
+            if rid == .number(Double(id)) || rid == .null {
+                completion(.success(parsed!))
+            } else {
+                completion(.failure(.io("a reply for request \(JSONWriter.write(rid)) came where request \(id)'s was due")))
+            }
+        default:
+            completion(.failure(.io("hapticd sent a line that is not a reply: \(line.prefix(200))")))
+        }
+    }
+
+    /// The connection is over: everything waiting fails with `why`; handlers hear of it once.
+    private func end(_ why: ClientError) {
+        let (slots, handler, terminations, reason) = monitor.locked { () -> ([Slot], (@Sendable (ClientError) -> Void)?, [@Sendable () -> Void], ClientError) in
+            guard state.open else { return ([], nil, [], why) }
+            state.open = false
+            let reason = state.ended ?? why
+            state.ended = reason
+            let slots = Array(state.pending[state.pendingHead...])
+            state.pending = []
+            state.pendingHead = 0
+            defer { state.terminations = [] }
+            monitor.broadcast()
+            return (slots, state.closedByUser ? nil : state.disconnectHandler, state.terminations, reason)
+        }
+        for case .request(_, let completion) in slots { completion(.failure(reason)) }
+        handler?(reason)
+        for t in terminations { t() }
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// A mutex with a condition: what `ClientConnection`'s blocking waits need (Synchronization's
+/// `Mutex` has no condition variable).
+///
+/// `@unchecked Sendable`: the pthread objects are heap-allocated once, never moved, and used only
+/// through pthread calls, which are thread-safe.
+final class Monitor: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    func lockedThrowing<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Waits (with the lock held) for a `broadcast`, at most `seconds`.
+    func wait(seconds: Double) {
+        let deadline = ClientConnection.now() + seconds
+        var ts = timespec()
+        ts.tv_sec = Int(deadline)
+        ts.tv_nsec = Int((deadline - Double(Int(deadline))) * 1e9)
+        pthread_cond_timedwait(condition, mutex, &ts)
+    }
+
+    func broadcast() { pthread_cond_broadcast(condition) }
+}
