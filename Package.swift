@@ -16,6 +16,12 @@ let package = Package(
         // For the fuzzers (Fuzzing/, a separate package that depends on this one by path).
         .library(name: "HapticProtocol", targets: ["HapticProtocol"]),
         .library(name: "HapticDaemon", targets: ["HapticDaemon"]),
+        // Apple's haptics APIs on Linux, over hapticd (docs/clients.md, "Swift"): `import CoreHaptics`,
+        // `import GameController`, `import HapticFeedback` (UIKit's feedback generators).
+        .library(name: "HapticClient", targets: ["HapticClient"]),
+        .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
+        .library(name: "GameController", targets: ["GameController"]),
+        .library(name: "HapticFeedback", targets: ["HapticFeedback"]),
         .executable(name: "hapticctl", targets: ["hapticctl"]),
         .executable(name: "hapticbench", targets: ["hapticbench"]),
         .executable(name: "hapticd", targets: ["hapticd"]),
@@ -57,6 +63,9 @@ let package = Package(
             ]
         ),
         .target(name: "HapticClient", dependencies: ["HapticProtocol", "HapticCore"]),
+        .target(name: "CoreHaptics", dependencies: ["HapticClient", "HapticCore"]),
+        .target(name: "GameController", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
+        .target(name: "HapticFeedback", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
         .executableTarget(
             name: "hapticd",
             dependencies: [
@@ -102,7 +111,14 @@ let package = Package(
         ),
         .testTarget(name: "HapticToolsTests", dependencies: ["HapticCore", "HapticTools"]),
         .testTarget(name: "EvdevTests", dependencies: ["Evdev", "HapticCore"]),
-        .testTarget(name: "HapticDaemonTests", dependencies: ["HapticDaemon", "HapticCore", "Evdev", "HapticClient", "HapticProtocol"]),
+        // A real hapticd for the end-to-end tests of every test target.
+        .target(name: "DaemonTestSupport", dependencies: ["HapticClient", "HapticCore"], path: "Tests/DaemonTestSupport"),
+        .testTarget(
+            name: "HapticDaemonTests",
+            dependencies: ["HapticDaemon", "HapticCore", "Evdev", "HapticClient", "HapticProtocol", "DaemonTestSupport"]),
+        .testTarget(
+            name: "CoreHapticsTests",
+            dependencies: ["CoreHaptics", "GameController", "HapticFeedback", "DaemonTestSupport", "HapticClient", "HapticCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,11 +16,14 @@ struct Hapticd: AsyncParsableCommand {
     @Flag(help: "Check the configuration and exit: 0 when valid.") var checkConfig = false
     @Option(help: "Socket path (overrides socket.path).") var socket: String?
     @Option(help: "Use N simulated rumble pads instead of hardware (--simulate alone means 1).") var simulate: Int?
+    @Flag(help: "With --simulate: read 'unplug N' and 'plug N' lines on standard input, which unplug and plug back simulated pad N (tests of hot-plug).")
+    var simulateControl = false
     @Option(help: "Append every device write to this CSV file: time,device,strong,weak (monotonic seconds).") var trace: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel: Logger.Level = .info
 
     func validate() throws {
         if let simulate, simulate < 1 || simulate > 64 { throw ValidationError("--simulate takes 1…64 pads") }
+        if simulateControl && simulate == nil { throw ValidationError("--simulate-control needs --simulate") }
     }
 
     /// The configuration, or an error: only a missing file at the default path, not asked for,
@@ -56,6 +59,7 @@ struct Hapticd: AsyncParsableCommand {
                 let pad = SimulatedPad(index: i)
                 core.addPad(info: pad.info, sink: pad, simulated: true)
             }
+            if simulateControl { SimulatedPad.followControlLines(fd: 0, pads: n, core: core, logger: logger) }
         } else {
             let manager = DeviceManager(core: core, logger: logger)
             do {

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Dispatch
 import Evdev
 import HapticCore
@@ -76,12 +77,6 @@ extension DaemonCoreTests {
         }
     }
 }
-
-let repositoryRoot: String = {
-    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3)
-    return parts.joined(separator: "/")
-}()
 
 extension DaemonCoreTests {
     /// Inline patterns are parsed on the socket threads, against the limits a reload set; and a

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import Glibc
 import HapticCore
@@ -151,15 +152,6 @@ extension DaemonProcess {
     func openDirectory() {
         chmod(dir.path, 0o755)
     }
-}
-
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
 }
 
 /// An inline pattern: one continuous event of `seconds` (the sharpness 0 puts it all on the strong motor).

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Dispatch
 import Evdev
 import Foundation

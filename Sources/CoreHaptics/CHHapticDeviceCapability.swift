@@ -1,0 +1,70 @@
+internal import HapticCore
+
+/// A parameter's range and default: Apple's `CHHapticParameterAttributes`.
+public protocol CHHapticParameterAttributes: NSObjectProtocol {
+    var minValue: Float { get }
+    var maxValue: Float { get }
+    var defaultValue: Float { get }
+}
+
+/// What the hardware can do: Apple's `CHHapticDeviceCapability`.
+public protocol CHHapticDeviceCapability: AnyObject {
+    /// True when hapticd answers and has the pad (for `capabilitiesForHardware()`: any pad).
+    var supportsHaptics: Bool { get }
+    /// False: a pad has no speaker; audio events are skipped.
+    var supportsAudio: Bool { get }
+    func attributes(forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType) throws -> any CHHapticParameterAttributes
+    func attributes(forDynamicParameter inParameter: CHHapticDynamicParameter.ID) throws -> any CHHapticParameterAttributes
+}
+
+final class HapticParameterAttributes: NSObject, CHHapticParameterAttributes, Sendable {
+    let minValue: Float
+    let maxValue: Float
+    let defaultValue: Float
+
+    init(_ range: ClosedRange<Double>, _ defaultValue: Double) {
+        minValue = Float(range.lowerBound)
+        maxValue = Float(range.upperBound)
+        self.defaultValue = Float(defaultValue)
+    }
+}
+
+/// The capabilities of a pad as hapticd reports them; the parameter ranges are hapticd's own
+/// (HapticCore's, the same table the daemon's `capabilities` command reports).
+final class HapticDeviceCapability: CHHapticDeviceCapability, Sendable {
+    let supportsHaptics: Bool
+    var supportsAudio: Bool { false }
+
+    init(supportsHaptics: Bool) { self.supportsHaptics = supportsHaptics }
+
+    /// Asks hapticd about `device` (nil: whether it has any pad); no daemon: no haptics.
+    static func query(device: Int?) -> HapticDeviceCapability {
+        let service = HapticService.shared
+        guard let device else { return HapticDeviceCapability(supportsHaptics: connectedPads(service) > 0) }
+        let r = try? service.request("capabilities", JSONObject(["device": .number(Double(device))]))
+        return HapticDeviceCapability(supportsHaptics: r?["supports_haptics"] == .bool(true) && r?["connected"] == .bool(true))
+    }
+
+    /// How many pads hapticd has connected (0 when it does not answer).
+    static func connectedPads(_ service: HapticService) -> Int {
+        guard case .array(let list)? = (try? service.request("devices", JSONObject()))?["devices"] else { return 0 }
+        return list.filter { if case .object(let o) = $0 { o["connected"] == .bool(true) } else { false } }.count
+    }
+
+    func attributes(forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType) throws -> any CHHapticParameterAttributes {
+        guard let id = EventParameterID(rawValue: inParameter.rawValue) else {
+            throw CHHapticError(.invalidParameterType, "unknown event parameter \"\(inParameter.rawValue)\"")
+        }
+        guard EventType(rawValue: type.rawValue) != nil else {
+            throw CHHapticError(.invalidEventType, "unknown event type \"\(type.rawValue)\"")
+        }
+        return HapticParameterAttributes(id.range, id.defaultValue)
+    }
+
+    func attributes(forDynamicParameter inParameter: CHHapticDynamicParameter.ID) throws -> any CHHapticParameterAttributes {
+        guard let id = DynamicParameterID(rawValue: inParameter.rawValue) else {
+            throw CHHapticError(.invalidParameterType, "unknown dynamic parameter \"\(inParameter.rawValue)\"")
+        }
+        return HapticParameterAttributes(id.range, id.defaultValue)
+    }
+}

@@ -1,0 +1,570 @@
+import Dispatch
+internal import HapticCore
+import Synchronization
+
+/// A haptic engine: Apple's `CHHapticEngine`, playing on a gamepad through hapticd.
+///
+/// `CHHapticEngine()` plays on the default pad (the lowest-numbered connected one, chosen when the
+/// engine starts) in the `default` locality (both motors, by sharpness); `GCController`'s
+/// `haptics?.createEngine(withLocality:)` makes one for a given pad and locality. As on Apple
+/// platforms: `init()` needs the haptics server (here: hapticd; without it, `serverInitFailed`);
+/// `start()` needs hardware (without a pad: `notSupported`); a player starts only on a running
+/// engine (`engineNotRunning`), unless `isAutoShutdownEnabled`, which stops the engine after
+/// `autoShutdownDelay` seconds without anything to play and starts it again on demand.
+///
+/// Handlers — `stoppedHandler`, `resetHandler`, completion and finished handlers, and advanced
+/// players' `completionHandler` — run on the engine's own serial dispatch queue (`handlerQueue`),
+/// never on the caller's thread, in the order their causes happened. The engine stops by itself, and
+/// calls `stoppedHandler`, when its pad is unplugged (`gameControllerDisconnect`), when it has been
+/// idle (`idleTimeout`), after `notifyWhenPlayersFinished` asked it to (`notifyWhenFinished`), when
+/// hapticd went away or an administrator stopped the pad's engine (`systemError`). `resetHandler` runs
+/// when hapticd reset the pad's engine (the pad came back, or an administrator reset it) and when hapticd
+/// is back after it went away: players made before are invalid then (`invalidPatternPlayer`); start
+/// the engine and make them again.
+///
+/// Thread-safe: every method may be called from any thread.
+open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendable {
+    // @unchecked Sendable: every mutable property is in `state`, behind its mutex; handlers are
+    // called only on `handlerQueue`.
+    //
+    // Not an NSObject subclass, unlike Apple's: Swift cannot give an NSObject subclass the throwing
+    // `init()` that Apple's Objective-C initializer imports as. Engines compare and hash by identity.
+
+    public typealias CompletionHandler = (Error?) -> Void
+    public typealias FinishedHandler = (Error?) -> CHHapticEngine.FinishedAction
+    public typealias StoppedHandler = (CHHapticEngine.StoppedReason) -> Void
+    public typealias ResetHandler = () -> Void
+
+    /// What `notifyWhenPlayersFinished`'s handler asks for.
+    public enum FinishedAction: Int, Sendable {
+        case stopEngine = 1
+        case leaveEngineRunning = 2
+    }
+
+    /// Why the engine stopped by itself (Apple's raw values).
+    public enum StoppedReason: Int, Sendable {
+        case audioSessionInterrupt = 1
+        case applicationSuspended = 2
+        case idleTimeout = 3
+        case notifyWhenFinished = 4
+        case engineDestroyed = 5
+        case gameControllerDisconnect = 6
+        case systemError = -1
+
+        /// The reason hapticd's `engine.stopped` event names (anything unknown: `systemError`).
+        init(daemon name: String) {
+            self = switch name {
+            case "idleTimeout": .idleTimeout
+            case "gameControllerDisconnect": .gameControllerDisconnect
+            case "engineDestroyed": .engineDestroyed
+            case "notifyWhenFinished": .notifyWhenFinished
+            default: .systemError
+            }
+        }
+    }
+
+    /// Seconds without anything to play after which an engine with `isAutoShutdownEnabled` stops
+    /// itself (Apple documents none; hapticd's own idle shutdown defaults to the same).
+    public static let autoShutdownDelay: TimeInterval = 10
+
+    /// Where this engine's handlers run.
+    public let handlerQueue: DispatchQueue
+
+    /// The pad (nil: the default one, chosen at `start()`) and the locality, in hapticd's names.
+    let fixedDevice: Int?
+    let locality: String
+    let service = HapticService.shared
+
+    struct PlayerRecord {
+        weak var player: HapticPlayer?
+        var active = false
+        /// The player object is gone but its pattern plays on: destroyed in hapticd when it ends.
+        var orphan = false
+    }
+
+    struct State {
+        var running = false
+        /// The pad this engine plays on now.
+        var device: Int?
+        var players: [Int: PlayerRecord] = [:]
+        /// Players made before a reset or a lost connection carry an older generation: invalid.
+        var generation = 0
+        // Handlers are the program's closures (not Sendable, as Apple's types are not): kept here,
+        // called only on `handlerQueue`.
+        var finishedHandler: Unchecked<FinishedHandler>?
+        var stoppedHandler = Unchecked<StoppedHandler>({ _ in })
+        var resetHandler = Unchecked<ResetHandler>({})
+        var playsHapticsOnly = false
+        var playsAudioOnly = false
+        var isMutedForAudio = false
+        var isMutedForHaptics = false
+        var isAutoShutdownEnabled = false
+        var idleCheck = 0
+        /// hapticd went away while this engine existed: its reset handler runs once it is back.
+        var lostServer = false
+        /// `autoShutdownDelay`, or a test's own.
+        var idleDelay = CHHapticEngine.autoShutdownDelay
+        var audioResources: [CHHapticAudioResourceID: URL] = [:]
+        var nextAudioResource: CHHapticAudioResourceID = 1
+    }
+
+    let state = Mutex(State())
+
+    /// An engine for the default pad, `default` locality. As Apple's fails on a system without haptic
+    /// hardware, it throws `notSupported` when hapticd has no pad, and `serverInitFailed` when hapticd
+    /// does not answer.
+    public convenience init() throws {
+        try self.init(device: nil, locality: "default")
+        guard HapticDeviceCapability.connectedPads(service) > 0 else {
+            throw CHHapticError(.notSupported, "hapticd has no pad connected: there is no haptic hardware to play on")
+        }
+    }
+
+    /// An engine for `device` (nil: the default pad) and a hapticd locality name.
+    package init(device: Int?, locality: String) throws(CHHapticError) {
+        fixedDevice = device
+        self.locality = locality
+        handlerQueue = DispatchQueue(label: "hapticd.CoreHaptics.engine")
+        _ = try service.client()
+        service.register(self)
+    }
+
+    public static func == (a: CHHapticEngine, b: CHHapticEngine) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    open var description: String {
+        "<CHHapticEngine \(fixedDevice.map { "pad \($0)" } ?? "default pad") \(locality)>"
+    }
+
+    deinit {
+        service.unregister(self)
+        // As on Apple platforms, an engine that goes takes its players' sound with it.
+        let ids = state.withLock { Array($0.players.keys) }
+        for id in ids {
+            service.disown(id)
+            service.post("player.destroy", JSONObject(["player": .number(Double(id))]))
+        }
+    }
+
+    // MARK: capabilities
+
+    /// What the default pad can do: `supportsHaptics` is true when hapticd answers and has a pad;
+    /// `supportsAudio` is false (a pad has no speaker).
+    open class func capabilitiesForHardware() -> any CHHapticDeviceCapability {
+        HapticDeviceCapability.query(device: nil)
+    }
+
+    // MARK: properties
+
+    /// The engine's clock (seconds): what every `atTime:` is measured on (hapticd's engine clock).
+    open var currentTime: TimeInterval { service.engineTime }
+
+    open var stoppedHandler: StoppedHandler {
+        get { state.withLock { $0.stoppedHandler.value } }
+        set {
+            let h = Unchecked(newValue)
+            state.withLock { $0.stoppedHandler = h }
+        }
+    }
+
+    open var resetHandler: ResetHandler {
+        get { state.withLock { $0.resetHandler.value } }
+        set {
+            let h = Unchecked(newValue)
+            state.withLock { $0.resetHandler = h }
+        }
+    }
+
+    /// Accepted; a pad plays only haptics anyway.
+    open var playsHapticsOnly: Bool {
+        get { state.withLock { $0.playsHapticsOnly } }
+        set { state.withLock { $0.playsHapticsOnly = newValue } }
+    }
+
+    /// True: the engine plays audio only, so nothing reaches the pad (its players are muted).
+    open var playsAudioOnly: Bool {
+        get { state.withLock { $0.playsAudioOnly } }
+        set {
+            state.withLock { $0.playsAudioOnly = newValue }
+            applyMute()
+        }
+    }
+
+    /// Accepted; there is no audio to mute.
+    open var isMutedForAudio: Bool {
+        get { state.withLock { $0.isMutedForAudio } }
+        set { state.withLock { $0.isMutedForAudio = newValue } }
+    }
+
+    /// Mutes every player of this engine (and those made later); other programs' players on the
+    /// pad are not affected.
+    open var isMutedForHaptics: Bool {
+        get { state.withLock { $0.isMutedForHaptics } }
+        set {
+            state.withLock { $0.isMutedForHaptics = newValue }
+            applyMute()
+        }
+    }
+
+    open var isAutoShutdownEnabled: Bool {
+        get { state.withLock { $0.isAutoShutdownEnabled } }
+        set {
+            state.withLock { $0.isAutoShutdownEnabled = newValue }
+            scheduleIdleCheck()
+        }
+    }
+
+    // MARK: starting and stopping
+
+    /// Starts the engine: picks its pad, readies it (hapticd's `prepare`: the pad's engine started if
+    /// it may start on demand, its kernel effect uploaded) and makes players playable.
+    open func start() throws {
+        let result: JSONObject
+        do {
+            result = try service.request("prepare", target(), otherwise: .engineStartTimeout)
+        } catch {
+            if error.code == .resourceNotAvailable || error.code == .notSupported {
+                throw CHHapticError(.notSupported, "no pad to play on: \(error.localizedDescription)")
+            }
+            throw error
+        }
+        if case .string("stopped")? = result["engine"] {
+            throw CHHapticError(.engineNotRunning, "the pad's engine was stopped by an administrator (hapticctl engine start, as root, starts it again)")
+        }
+        state.withLock { s in
+            if case .number(let d)? = result["device"] { s.device = Int(saturating: d) }
+            s.running = true
+        }
+        scheduleIdleCheck()
+    }
+
+    /// Starts the engine on another thread; `completionHandler` runs on `handlerQueue`.
+    open func start(completionHandler: CompletionHandler? = nil) {
+        let handler = Unchecked(completionHandler)
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            var failure: Error?
+            do { try start() } catch { failure = error }
+            if handler.value != nil { handlerQueue.async { [failure] in handler.value?(failure) } }
+        }
+    }
+
+    open func start() async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+            start { error in if let error { c.resume(throwing: error) } else { c.resume() } }
+        }
+    }
+
+    /// Stops the engine: every player of it stops. The stopped handler is not called (it is for
+    /// stops the program did not ask for). `completionHandler` runs on `handlerQueue`.
+    open func stop(completionHandler: CompletionHandler? = nil) {
+        let handler = Unchecked(completionHandler)
+        let playing = halt()
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            var failure: Error?
+            for id in playing {
+                do throws(CHHapticError) {
+                    _ = try service.request("player.stop", JSONObject(["player": .number(Double(id))]))
+                } catch where error.code == .invalidPatternPlayer {
+                    continue  // gone already
+                } catch {
+                    failure = error
+                }
+            }
+            if handler.value != nil { handlerQueue.async { [failure] in handler.value?(failure) } }
+        }
+    }
+
+    open func stop() async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+            stop { error in if let error { c.resume(throwing: error) } else { c.resume() } }
+        }
+    }
+
+    /// Calls `finishedHandler` (on `handlerQueue`) once every player of this engine has finished —
+    /// at once when none plays. `.stopEngine` stops the engine, and its stopped handler hears
+    /// `notifyWhenFinished`.
+    open func notifyWhenPlayersFinished(finishedHandler: @escaping CHHapticEngine.FinishedHandler) {
+        let h = Unchecked(finishedHandler)
+        state.withLock { $0.finishedHandler = h }
+        checkFinished()
+    }
+
+    // MARK: players and patterns
+
+    open func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
+        try makePlayer(pattern, HapticPlayer.self)
+    }
+
+    open func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
+        try makePlayer(pattern, HapticAdvancedPlayer.self)
+    }
+
+    private func makePlayer<Player: HapticPlayer>(_ pattern: CHHapticPattern, _ kind: Player.Type) throws(CHHapticError) -> Player {
+        let advanced = kind == HapticAdvancedPlayer.self
+        var body = target()
+        body.append("pattern", pattern.json)
+        body.append("advanced", .bool(advanced))
+        let result = try service.request("player.create", body, otherwise: .invalidPatternData)
+        guard case .number(let n)? = result["player"] else { throw CHHapticError(.unknownError, "hapticd made no player") }
+        let id = Int(saturating: n)
+        let (generation, muted) = state.withLock { s -> (Int, Bool) in
+            if s.device == nil, case .number(let d)? = result["device"] { s.device = Int(saturating: d) }
+            return (s.generation, s.isMutedForHaptics || s.playsAudioOnly)
+        }
+        let player = Player(engine: self, id: id, generation: generation, duration: pattern.duration)
+        state.withLock { $0.players[id] = PlayerRecord(player: player) }
+        service.own(id, by: self)
+        if muted { service.post("player.set", JSONObject(["player": .number(Double(id)), "muted": .bool(true)])) }
+        return player
+    }
+
+    /// Plays an AHAP file at once (or a `.haptic` clip), with no player to keep.
+    open func playPattern(from fileURL: URL) throws {
+        try play(CHHapticPattern.load(contentsOf: fileURL))
+    }
+
+    /// Plays AHAP data at once, with no player to keep.
+    open func playPattern(from data: Data) throws {
+        try play(CHHapticPattern.load(data: data))
+    }
+
+    private func play(_ pattern: HapticPattern) throws {
+        // Apple: "the engine should be started prior to calling this method …; if this is not done,
+        // this method will start it".
+        if !state.withLock({ $0.running }) { try start() }
+        var body = target()
+        body.append("pattern", AHAPWriter.json(pattern))
+        let muted = state.withLock { $0.isMutedForHaptics || $0.playsAudioOnly }
+        if muted { return }
+        let result = try service.request("play", body, otherwise: .invalidPatternData)
+        guard case .number(let n)? = result["player"] else { return }
+        let id = Int(saturating: n)
+        let playing: Bool = if case .string(let s)? = result["state"] { s == "playing" || s == "scheduled" } else { false }
+        guard playing else { return }
+        state.withLock { $0.players[id] = PlayerRecord(player: nil, active: true, orphan: true) }
+        service.own(id, by: self)
+    }
+
+    /// Accepted (a pad has no speaker): audio events are skipped when they play.
+    open func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws -> CHHapticAudioResourceID {
+        guard resourceURL.isFileURL else { throw CHHapticError(.invalidAudioResource, "\(resourceURL): audio resources are files") }
+        return state.withLock { s in
+            let id = s.nextAudioResource
+            s.nextAudioResource += 1
+            s.audioResources[id] = resourceURL
+            AudioResources.register(id, resourceURL)
+            return id
+        }
+    }
+
+    open func unregisterAudioResource(_ resourceID: CHHapticAudioResourceID) throws {
+        let known = state.withLock { $0.audioResources.removeValue(forKey: resourceID) != nil }
+        guard known else { throw CHHapticError(.invalidAudioResource, "no audio resource \(resourceID) is registered with this engine") }
+    }
+
+    // MARK: for players
+
+    /// `device` and `locality` for a request on this engine's pad.
+    func target() -> JSONObject {
+        var body = JSONObject(["locality": .string(locality)])
+        if let d = fixedDevice ?? state.withLock({ $0.device }) { body.append("device", .number(Double(d))) }
+        return body
+    }
+
+    /// A player may start: the engine runs, or starts again on demand (auto-shutdown).
+    func ensureRunning() throws(CHHapticError) {
+        let (running, auto) = state.withLock { ($0.running, $0.isAutoShutdownEnabled) }
+        if running { return }
+        guard auto else { throw CHHapticError(.engineNotRunning, "the engine is stopped: call start() first") }
+        do {
+            try start()
+        } catch let e as CHHapticError {
+            throw e
+        } catch {
+            throw CHHapticError(.unknownError, error.localizedDescription)
+        }
+    }
+
+    func isValid(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }
+
+    /// What a player's latest reply said of its state.
+    func note(_ id: Int, state phase: String?) {
+        guard let phase else { return }
+        let active = phase == "playing" || phase == "scheduled" || phase == "paused"
+        let changed = state.withLock { s -> Bool in
+            guard s.players[id] != nil, s.players[id]!.active != active else { return false }
+            s.players[id]!.active = active
+            return true
+        }
+        if changed {
+            scheduleIdleCheck()
+            if !active { checkFinished() }
+        }
+    }
+
+    /// The player object is gone: destroyed in hapticd now, or, if it plays, when it ends.
+    func release(_ id: Int) {
+        let playing = state.withLock { s -> Bool in
+            guard let r = s.players[id] else { return false }
+            if r.active {
+                s.players[id]!.orphan = true
+                return true
+            }
+            s.players[id] = nil
+            return false
+        }
+        if !playing {
+            service.disown(id)
+            service.post("player.destroy", JSONObject(["player": .number(Double(id))]))
+        }
+    }
+
+    func isMuted(_ own: Bool) -> Bool { own || state.withLock { $0.isMutedForHaptics || $0.playsAudioOnly } }
+
+    // MARK: what hapticd reports
+
+    /// `player.finished`.
+    func playerEnded(_ id: Int) {
+        let (player, orphan) = state.withLock { s -> (HapticPlayer?, Bool) in
+            guard var r = s.players[id] else { return (nil, false) }
+            r.active = false
+            if r.orphan { s.players[id] = nil } else { s.players[id] = r }
+            return (r.player, r.orphan)
+        }
+        if orphan {
+            service.post("player.destroy", JSONObject(["player": .number(Double(id))]))
+        } else {
+            service.own(id, by: self)  // it may be started again
+        }
+        if let handler = player?.completionHandlerIfAdvanced {
+            handlerQueue.async { handler.value(nil) }
+        }
+        scheduleIdleCheck()
+        checkFinished()
+    }
+
+    func isBound(device: Int, locality name: String? = nil) -> Bool {
+        guard name == nil || name == locality else { return false }
+        return (fixedDevice ?? state.withLock { $0.device }) == device
+    }
+
+    /// hapticd stopped the pad's engine (pad removed, idle, an administrator, a device error).
+    func stoppedByDaemon(_ reason: String) {
+        let why = StoppedReason(daemon: reason)
+        let handler = state.withLock { s -> Unchecked<StoppedHandler>? in
+            guard s.running else { return nil }
+            s.running = false
+            if why == .gameControllerDisconnect && fixedDevice == nil { s.device = nil }
+            for id in s.players.keys { s.players[id]!.active = false }
+            return s.stoppedHandler
+        }
+        guard let handler else { return }
+        handlerQueue.async { handler.value(why) }
+    }
+
+    /// hapticd reset the pad's engine: players are gone; the program starts the engine again.
+    func resetByDaemon() {
+        let (handler, ids) = state.withLock { s -> (Unchecked<ResetHandler>, [Int]) in
+            let ids = Array(s.players.keys)
+            invalidatePlayers(&s)
+            return (s.resetHandler, ids)
+        }
+        for id in ids { service.disown(id) }
+        handlerQueue.async { handler.value() }
+    }
+
+    /// The connection to hapticd is gone.
+    func serverLost() {
+        let handler = state.withLock { s -> Unchecked<StoppedHandler>? in
+            let wasRunning = s.running
+            invalidatePlayers(&s)
+            s.lostServer = true
+            return wasRunning ? s.stoppedHandler : nil
+        }
+        guard let handler else { return }
+        handlerQueue.async { handler.value(.systemError) }
+    }
+
+    /// hapticd is back after it went away: as after a reset (for engines that lost it).
+    func serverReset() {
+        let handler = state.withLock { s -> Unchecked<ResetHandler>? in
+            guard s.lostServer else { return nil }
+            s.lostServer = false
+            return s.resetHandler
+        }
+        guard let handler else { return }
+        handlerQueue.async { handler.value() }
+    }
+
+    private func invalidatePlayers(_ s: inout State) {
+        s.running = false
+        s.generation += 1
+        s.players = [:]
+        if fixedDevice == nil { s.device = nil }
+    }
+
+    // MARK: internals
+
+    /// Stops the engine (state only); returns the players that were playing.
+    private func halt() -> [Int] {
+        state.withLock { s in
+            s.running = false
+            s.idleCheck += 1
+            return s.players.filter(\.value.active).map(\.key)
+        }
+    }
+
+    private func checkFinished() {
+        let handler = state.withLock { s -> Unchecked<FinishedHandler>? in
+            guard let h = s.finishedHandler, !s.players.values.contains(where: \.active) else { return nil }
+            s.finishedHandler = nil
+            return h
+        }
+        guard let handler else { return }
+        handlerQueue.async { [self] in
+            guard handler.value(nil) == .stopEngine else { return }
+            _ = halt()
+            stoppedHandler(.notifyWhenFinished)
+        }
+    }
+
+    /// With auto-shutdown, an engine with nothing to play stops after `autoShutdownDelay`.
+    private func scheduleIdleCheck() {
+        let ticket = state.withLock { s -> (Int, Double)? in
+            s.idleCheck += 1
+            guard s.isAutoShutdownEnabled, s.running, !s.players.values.contains(where: \.active) else { return nil }
+            return (s.idleCheck, s.idleDelay)
+        }
+        guard let (ticket, delay) = ticket else { return }
+        handlerQueue.asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            let handler = state.withLock { s -> Unchecked<StoppedHandler>? in
+                guard s.idleCheck == ticket, s.running, !s.players.values.contains(where: \.active) else { return nil }
+                s.running = false
+                return s.stoppedHandler
+            }
+            handler?.value(.idleTimeout)
+        }
+    }
+
+    private func applyMute() {
+        let (ids, engineMuted) = state.withLock { s in (s.players.compactMap { $0.value.player == nil ? nil : $0.key }, s.isMutedForHaptics || s.playsAudioOnly) }
+        let players = state.withLock { s in ids.compactMap { s.players[$0]?.player } }
+        for p in players {
+            service.post("player.set", JSONObject(["player": .number(Double(p.id)), "muted": .bool(engineMuted || p.ownMuted)]))
+        }
+    }
+}
+
+/// A value carried to another thread where the compiler cannot see it is safe: a program's handler
+/// (Apple's handler types are not `@Sendable`), called only on the engine's `handlerQueue`.
+struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// Audio resource URLs by id, for writing audio events of patterns made from objects.
+enum AudioResources {
+    private static let table = Mutex<[CHHapticAudioResourceID: String]>([:])
+    static func register(_ id: CHHapticAudioResourceID, _ url: URL) { table.withLock { $0[id] = url.path } }
+    static func path(_ id: CHHapticAudioResourceID) -> String? { table.withLock { $0[id] } }
+}

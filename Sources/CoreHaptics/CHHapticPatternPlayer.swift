@@ -1,0 +1,228 @@
+internal import HapticCore
+import Synchronization
+
+/// Plays a pattern on an engine: Apple's `CHHapticPatternPlayer`. Times are on the engine's clock
+/// (`CHHapticEngine.currentTime`); `CHHapticTimeImmediate` (0) means as soon as possible, and so
+/// does a time already past.
+///
+/// Players are objects (the protocol is class-bound, as Apple's is): a bridge can carry one across a
+/// C boundary with `Unmanaged`. A player whose last reference goes while it plays plays to its end.
+public protocol CHHapticPatternPlayer: NSObjectProtocol {
+    func start(atTime time: TimeInterval) throws
+    func stop(atTime time: TimeInterval) throws
+    func sendParameters(_ parameters: [CHHapticDynamicParameter], atTime time: TimeInterval) throws
+    func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws
+    func cancel() throws
+    var isMuted: Bool { get set }
+}
+
+/// A player that also pauses, resumes, seeks, loops and changes its rate: Apple's
+/// `CHHapticAdvancedPatternPlayer`.
+public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
+    func pause(atTime time: TimeInterval) throws
+    func resume(atTime time: TimeInterval) throws
+    func seek(toOffset offsetTime: TimeInterval) throws
+    var loopEnabled: Bool { get set }
+    var loopEnd: TimeInterval { get set }
+    var playbackRate: Float { get set }
+    var isMuted: Bool { get set }
+    /// Called on the engine's `handlerQueue` when the player finishes (its pattern ends, or it is
+    /// stopped or cancelled).
+    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler { get set }
+}
+
+/// A player of hapticd's (`player.create`), owned by its engine.
+class HapticPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
+    // @unchecked Sendable: the mutable state is in `local`, behind its mutex.
+    let engine: CHHapticEngine
+    let id: Int
+    let generation: Int
+    let duration: TimeInterval
+
+    struct Local {
+        var muted = false
+        var loopEnabled = false
+        var loopEnd: TimeInterval = 0
+        var playbackRate: Float = 1
+        var completionHandler = Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>({ _ in })
+    }
+
+    let local = Mutex(Local())
+
+    required init(engine: CHHapticEngine, id: Int, generation: Int, duration: TimeInterval) {
+        self.engine = engine
+        self.id = id
+        self.generation = generation
+        self.duration = duration
+        super.init()
+    }
+
+    deinit { engine.release(id) }
+
+    var ownMuted: Bool { local.withLock { $0.muted } }
+    var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { nil }
+
+    // MARK: CHHapticPatternPlayer
+
+    func start(atTime time: TimeInterval) throws {
+        try requireValid()
+        try engine.ensureRunning()
+        try command("player.start", at: time)
+    }
+
+    func stop(atTime time: TimeInterval) throws {
+        try command("player.stop", at: time)
+    }
+
+    /// Each parameter takes effect at `time` plus its own `relativeTime`; values are clamped to
+    /// their ranges as Core Haptics clamps them; the audio controls have no effect.
+    func sendParameters(_ parameters: [CHHapticDynamicParameter], atTime time: TimeInterval) throws {
+        try requireValid()
+        var groups: [(TimeInterval, JSONObject)] = []
+        for p in parameters {
+            guard let id = DynamicParameterID(rawValue: p.parameterID.rawValue) else {
+                throw CHHapticError(.invalidParameterType, "unknown dynamic parameter \"\(p.parameterID.rawValue)\"")
+            }
+            guard !id.isAudio else { continue }
+            guard p.value.isFinite, p.relativeTime.isFinite else {
+                throw CHHapticError(.invalidParameterType, "\(id.rawValue): values and times are finite numbers")
+            }
+            let value = min(max(Double(p.value), id.range.lowerBound), id.range.upperBound)
+            let offset = max(0, p.relativeTime)
+            if let i = groups.firstIndex(where: { $0.0 == offset }) {
+                groups[i].1.append(id.rawValue, .number(value))
+            } else {
+                groups.append((offset, JSONObject([.init(key: id.rawValue, value: .number(value))])))
+            }
+        }
+        for (offset, values) in groups {
+            try command("player.send_parameters", ["parameters": .object(values)], at: time, plus: offset)
+        }
+    }
+
+    /// As Apple documents, the curve starts at `time`, which replaces its own `relativeTime`.
+    func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws {
+        try requireValid()
+        guard let id = DynamicParameterID(rawValue: parameterCurve.parameterID.rawValue) else {
+            throw CHHapticError(.invalidParameterType, "unknown dynamic parameter \"\(parameterCurve.parameterID.rawValue)\"")
+        }
+        parameterCurve.relativeTime = time
+        guard !id.isAudio else { return }
+        var points: [JSONValue] = []
+        for p in parameterCurve.controlPoints {
+            guard p.value.isFinite, p.relativeTime.isFinite, p.relativeTime >= 0 else {
+                throw CHHapticError(.invalidParameterType, "curve control points have finite values and times ≥ 0")
+            }
+            let value = min(max(Double(p.value), id.range.lowerBound), id.range.upperBound)
+            points.append(.array([.number(p.relativeTime), .number(value)]))
+        }
+        guard !points.isEmpty else { throw CHHapticError(.invalidParameterType, "a curve needs at least one control point") }
+        try command("player.schedule_curve", ["parameter": .string(id.rawValue), "points": .array(points)], at: time)
+    }
+
+    func cancel() throws {
+        try command("player.cancel")
+    }
+
+    var isMuted: Bool {
+        get { ownMuted }
+        set {
+            local.withLock { $0.muted = newValue }
+            guard engine.isValid(generation) else { return }
+            engine.service.post("player.set", JSONObject(["player": .number(Double(id)), "muted": .bool(engine.isMuted(newValue))]))
+        }
+    }
+
+    // MARK: requests
+
+    func requireValid() throws(CHHapticError) {
+        guard engine.isValid(generation) else {
+            throw CHHapticError(.invalidPatternPlayer, "the player's engine was reset (or hapticd restarted): make the player again")
+        }
+    }
+
+    /// Sends a player command at a time; the reply's state tells the engine whether the player is active.
+    func command(_ name: String, _ members: KeyValuePairs<String, JSONValue> = [:], at time: TimeInterval? = nil, plus offset: TimeInterval = 0) throws(CHHapticError) {
+        try requireValid()
+        var body = JSONObject(["player": .number(Double(id))])
+        for (k, v) in members { body.append(k, v) }
+        if let time {
+            guard time.isFinite else { throw CHHapticError(.invalidTime, "\(time) is not a time") }
+            if time <= 0 {
+                if offset > 0 { body.append("after", .number(offset)) }
+            } else {
+                body.append("at", .number(time + offset))
+            }
+        }
+        let result = try engine.service.request(name, body, otherwise: .invalidEngineParameter)
+        if case .string(let phase)? = result["state"] { engine.note(id, state: phase) }
+    }
+
+    /// A setter's change (it cannot fail in Apple's API): sent without waiting.
+    func post(_ members: KeyValuePairs<String, JSONValue>) {
+        guard engine.isValid(generation) else { return }
+        var body = JSONObject(["player": .number(Double(id))])
+        for (k, v) in members { body.append(k, v) }
+        engine.service.post("player.set", body)
+    }
+}
+
+/// An advanced player (`player.create` with `advanced`).
+final class HapticAdvancedPlayer: HapticPlayer, CHHapticAdvancedPatternPlayer, @unchecked Sendable {
+    // @unchecked Sendable: see `HapticPlayer`.
+
+    override var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { local.withLock { $0.completionHandler } }
+
+    func pause(atTime time: TimeInterval) throws {
+        try command("player.pause", at: time)
+    }
+
+    func resume(atTime time: TimeInterval) throws {
+        try requireValid()
+        try engine.ensureRunning()
+        try command("player.resume", at: time)
+    }
+
+    /// An offset past the pattern's end ends playback (unless the player loops).
+    func seek(toOffset offsetTime: TimeInterval) throws {
+        guard offsetTime.isFinite else { throw CHHapticError(.invalidTime, "\(offsetTime) is not an offset") }
+        try command("player.seek", ["offset": .number(max(0, offsetTime))])
+    }
+
+    var loopEnabled: Bool {
+        get { local.withLock { $0.loopEnabled } }
+        set {
+            local.withLock { $0.loopEnabled = newValue }
+            post(["loop": .bool(newValue)])
+        }
+    }
+
+    /// Seconds; 0 loops at the end of the last event.
+    var loopEnd: TimeInterval {
+        get { local.withLock { $0.loopEnd } }
+        set {
+            guard newValue.isFinite, newValue >= 0 else { return }
+            local.withLock { $0.loopEnd = newValue }
+            post(["loop_end": .number(newValue)])
+        }
+    }
+
+    /// Any value above 0 is taken (within hapticd's `limits.min_rate`…`max_rate`); others are
+    /// ignored, as Apple documents.
+    var playbackRate: Float {
+        get { local.withLock { $0.playbackRate } }
+        set {
+            guard newValue.isFinite, newValue > 0 else { return }
+            local.withLock { $0.playbackRate = newValue }
+            post(["rate": .number(Double(newValue))])
+        }
+    }
+
+    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler {
+        get { local.withLock { $0.completionHandler.value } }
+        set {
+            let h = Unchecked(newValue)
+            local.withLock { $0.completionHandler = h }
+        }
+    }
+}

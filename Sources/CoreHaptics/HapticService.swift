@@ -1,0 +1,264 @@
+import Dispatch
+package import HapticClient
+package import HapticCore
+import Synchronization
+
+/// The process's one connection to hapticd, shared by every engine, game controller and feedback
+/// generator (`GameController` and `HapticFeedback` use it too: `package` access).
+///
+/// - It connects on first use (`$HAPTICD_SOCKET`, else the daemon's default socket), subscribes to
+///   the events Core Haptics needs, and routes them: `player.finished` to the engine that owns the
+///   player, `engine.stopped`/`engine.reset` to the engines of that pad and locality, `device.*` to
+///   the game-controller listeners.
+/// - When the daemon goes away, every engine hears of it (its stopped handler, reason `systemError`);
+///   while engines exist, it reconnects in the background (a connection attempt every 0.1 s, doubling
+///   up to 2 s) and, once the daemon is back (socket activation starts it again), every engine's reset
+///   handler runs, as Core Haptics does after its server restarted.
+/// - Event routing runs on the client's reader thread and only hops: handlers run on each engine's
+///   own queue.
+package final class HapticService: Sendable {
+    package static let shared = HapticService()
+
+    /// The events Core Haptics subscribes to.
+    static let events = ["player.finished", "engine.stopped", "engine.reset", "device.added", "device.removed"]
+    /// How long a request may wait for its reply (seconds); past it, the daemon counts as gone.
+    package static let requestTimeout = 5.0
+
+    private struct State {
+        var client: HapticClient?
+        var engines: [ObjectIdentifier: Weak<CHHapticEngine>] = [:]
+        /// Which engine owns each daemon player (for `player.finished`).
+        var owners: [Int: Weak<CHHapticEngine>] = [:]
+        var deviceListeners: [Int: @Sendable (String, JSONObject) -> Void] = [:]
+        var nextListener = 1
+        var reconnecting = false
+        /// The connection went away and has not been made again yet.
+        var lost = false
+        /// Daemon engine clock minus this process's CLOCK_MONOTONIC, and the round trip it was measured over.
+        var clockOffset = 0.0
+        var clockOffsetRoundTrip = Double.infinity
+    }
+
+    private let state = Mutex(State())
+    private let reconnectQueue = DispatchQueue(label: "hapticd.CoreHaptics.reconnect", qos: .utility)
+
+    private init() {}
+
+    // MARK: the connection
+
+    /// The connection, made if there is none (and the daemon answers).
+    package func client() throws(CHHapticError) -> HapticClient {
+        if let c = state.withLock({ $0.client }), c.isConnected { return c }
+        return try connect()
+    }
+
+    private func connect() throws(CHHapticError) -> HapticClient {
+        let client: HapticClient
+        do {
+            client = try HapticClient(path: HapticClient.defaultSocketPath())
+        } catch {
+            throw CHHapticError(.serverInitFailed, error.description)
+        }
+        client.setEventHandler { [weak self] event in self?.route(event) }
+        client.setDisconnectHandler { [weak self] why in self?.lost(client, why) }
+        do {
+            _ = try client.request("subscribe", JSONObject(["events": .array(Self.events.map { .string($0) })]), timeout: Self.requestTimeout)
+        } catch {
+            client.close()
+            throw Self.error(error, .serverInitFailed)
+        }
+        let (winner, wasLost) = state.withLock { s -> (HapticClient, Bool) in
+            if let c = s.client, c.isConnected { return (c, false) }  // another thread connected first
+            s.client = client
+            defer { s.lost = false }
+            return (client, s.lost)
+        }
+        if winner !== client {
+            client.close()
+        } else if wasLost {
+            // hapticd is back after it went away: the engines that lost it are reset, and the
+            // game-controller listeners look again.
+            for engine in engines { engine.serverReset() }
+            for l in state.withLock({ Array($0.deviceListeners.values) }) { l("connection.restored", JSONObject()) }
+        }
+        return winner
+    }
+
+    /// Sends a request and waits for its result; errors as `CHHapticError` (`otherwise` for a daemon
+    /// error without a closer match).
+    package func request(_ command: String, _ body: JSONObject, otherwise: CHHapticError.Code = .unknownError) throws(CHHapticError) -> JSONObject {
+        let c = try client()
+        let sent = Self.now()
+        do {
+            let result = try c.request(command, body, timeout: Self.requestTimeout)
+            noteClock(result, sent: sent, received: Self.now())
+            return result
+        } catch {
+            throw Self.error(error, otherwise)
+        }
+    }
+
+    /// Sends a request without waiting (property setters, which cannot fail in Apple's API): errors
+    /// go to `failed`, on the client's reader thread.
+    package func post(_ command: String, _ body: JSONObject, failed: (@Sendable (CHHapticError) -> Void)? = nil) {
+        let c: HapticClient
+        do { c = try client() } catch {
+            failed?(error)
+            return
+        }
+        do {
+            try c.send(command, body, timeout: Self.requestTimeout) { result in
+                if case .failure(let e) = result { failed?(Self.error(e, .unknownError)) }
+            }
+        } catch {
+            failed?(Self.error(error, .unknownError))
+        }
+    }
+
+    // MARK: the engine clock
+
+    /// The daemon's engine clock now: every `atTime:` is on it.
+    package var engineTime: Double { Self.now() + state.withLock { $0.clockOffset } }
+
+    /// Learns the daemon clock's offset from a reply that carries its time, keeping the estimate
+    /// measured over the shortest round trip (the clocks are the same machine's: they do not drift).
+    private func noteClock(_ result: JSONObject, sent: Double, received: Double) {
+        guard case .number(let t)? = result["engine_time"] ?? result["current_time"] else { return }
+        let roundTrip = received - sent
+        state.withLock { s in
+            guard roundTrip < s.clockOffsetRoundTrip else { return }
+            s.clockOffsetRoundTrip = roundTrip
+            s.clockOffset = t - (sent + received) / 2
+        }
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    // MARK: who listens
+
+    func register(_ engine: CHHapticEngine) {
+        state.withLock { $0.engines[ObjectIdentifier(engine)] = Weak(engine) }
+    }
+
+    func unregister(_ engine: CHHapticEngine) {
+        state.withLock { s in
+            s.engines[ObjectIdentifier(engine)] = nil
+            s.owners = s.owners.filter { $0.value.object != nil && $0.value.object !== engine }
+        }
+    }
+
+    func own(_ player: Int, by engine: CHHapticEngine) { state.withLock { $0.owners[player] = Weak(engine) } }
+    func disown(_ player: Int) { _ = state.withLock { $0.owners.removeValue(forKey: player) } }
+
+    /// Calls `listener` with every `device.added` / `device.removed` event (name, body), on the
+    /// client's reader thread. Returns a token for `removeDeviceListener`.
+    package func addDeviceListener(_ listener: @escaping @Sendable (String, JSONObject) -> Void) -> Int {
+        state.withLock { s in
+            let id = s.nextListener
+            s.nextListener += 1
+            s.deviceListeners[id] = listener
+            return id
+        }
+    }
+
+    package func removeDeviceListener(_ id: Int) { _ = state.withLock { $0.deviceListeners.removeValue(forKey: id) } }
+
+    private var engines: [CHHapticEngine] { state.withLock { s in s.engines.values.compactMap(\.object) } }
+
+    // MARK: events
+
+    private func route(_ event: JSONObject) {
+        guard case .string(let name)? = event["event"] else { return }
+        switch name {
+        case "player.finished":
+            guard case .number(let id)? = event["player"] else { return }
+            let player = Int(saturating: id)
+            let owner = state.withLock { s in s.owners.removeValue(forKey: player)?.object }
+            owner?.playerEnded(player)
+        case "engine.stopped", "engine.reset":
+            guard case .number(let d)? = event["device"], case .string(let locality)? = event["locality"] else { return }
+            let device = Int(saturating: d)
+            for engine in engines where engine.isBound(device: device, locality: locality) {
+                if name == "engine.reset" {
+                    engine.resetByDaemon()
+                } else {
+                    let reason: String = if case .string(let r)? = event["reason"] { r } else { "systemError" }
+                    engine.stoppedByDaemon(reason)
+                }
+            }
+        case "device.added", "device.removed":
+            let listeners = state.withLock { Array($0.deviceListeners.values) }
+            for l in listeners { l(name, event) }
+            if name == "device.removed", case .number(let d)? = event["device"] {
+                for engine in engines where engine.isBound(device: Int(saturating: d)) { engine.stoppedByDaemon("gameControllerDisconnect") }
+            }
+        default: break
+        }
+    }
+
+    /// The daemon went away: engines stop (and hear why), and, while any exist, the connection is
+    /// made again in the background.
+    private func lost(_ client: HapticClient, _ why: ClientError) {
+        let wasCurrent = state.withLock { s -> Bool in
+            guard s.client === client else { return false }
+            s.client = nil
+            s.owners = [:]
+            s.lost = true
+            return true
+        }
+        guard wasCurrent else { return }
+        for engine in engines { engine.serverLost() }
+        for l in state.withLock({ Array($0.deviceListeners.values) }) { l("connection.lost", JSONObject()) }
+        reconnect(after: 0.1)
+    }
+
+    private func reconnect(after delay: Double) {
+        let start = state.withLock { s -> Bool in
+            guard !s.reconnecting, !s.engines.values.allSatisfy({ $0.object == nil }) || !s.deviceListeners.isEmpty else { return false }
+            s.reconnecting = true
+            return true
+        }
+        guard start else { return }
+        reconnectQueue.asyncAfter(deadline: .now() + delay) { [self] in
+            state.withLock { $0.reconnecting = false }
+            if (try? client()) == nil { reconnect(after: min(delay * 2, 2)) }
+        }
+    }
+
+    // MARK: errors
+
+    /// A client error as Core Haptics names it.
+    static func error(_ e: ClientError, _ otherwise: CHHapticError.Code) -> CHHapticError {
+        switch e {
+        case .notRunning: return CHHapticError(.serverInitFailed, e.description)
+        case .disconnected, .timeout: return CHHapticError(.serverInterrupted, e.description)
+        case .io: return CHHapticError(.unknownError, e.description)
+        case .failed(let code, let message, _):
+            let mapped: CHHapticError.Code = switch code {
+            case "engine_stopped": .engineNotRunning
+            case "player_invalidated": .invalidPatternPlayer
+            case "invalid_pattern": .invalidPatternData
+            case "limit_exceeded": .resourceNotAvailable
+            case "permission_denied": .operationNotPermitted
+            case "unsupported": .notSupported
+            case "device_error": .resourceNotAvailable
+            case "not_found" where message.hasPrefix("no player"): .invalidPatternPlayer
+            case "not_found": .notSupported
+            case "bad_request" where message.contains("time") || message.contains("\"at\"") || message.contains("\"after\""): .invalidTime
+            default: otherwise
+            }
+            return CHHapticError(mapped, message)
+        }
+    }
+}
+
+/// A weak reference, for the service's tables.
+struct Weak<T: AnyObject>: @unchecked Sendable {
+    // @unchecked Sendable: a weak reference to a Sendable class (engines are).
+    weak var object: T?
+    init(_ object: T) { self.object = object }
+}

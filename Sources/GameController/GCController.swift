@@ -1,0 +1,324 @@
+// The part of Apple's GameController framework that haptics code touches, on Linux, over hapticd:
+// controllers (hapticd's pads), their haptics (`GCDeviceHaptics`) and the connect/disconnect
+// notifications (docs/clients.md, "Swift").
+@_exported import CoreHaptics
+import Dispatch
+internal import HapticCore
+import Synchronization
+
+/// Where on a controller haptics play: Apple's `GCHapticsLocality`, with the raw values Apple's
+/// framework uses. hapticd's pads have `default`, `all`, `handles`, `leftHandle` (the strong,
+/// low-frequency motor), `rightHandle` (the weak, high-frequency one), and the trigger localities
+/// where the pad's hapticd backend reaches its trigger motors (`supportedLocalities` says which).
+public struct GCHapticsLocality: Hashable, Equatable, RawRepresentable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let `default` = GCHapticsLocality(rawValue: "Default")
+    public static let all = GCHapticsLocality(rawValue: "All")
+    public static let handles = GCHapticsLocality(rawValue: "Handles")
+    public static let leftHandle = GCHapticsLocality(rawValue: "Left Handle")
+    public static let rightHandle = GCHapticsLocality(rawValue: "Right Handle")
+    public static let triggers = GCHapticsLocality(rawValue: "Triggers")
+    public static let leftTrigger = GCHapticsLocality(rawValue: "Left Trigger")
+    public static let rightTrigger = GCHapticsLocality(rawValue: "Right Trigger")
+
+    static let known: [GCHapticsLocality] = [.default, .all, .handles, .leftHandle, .rightHandle, .triggers, .leftTrigger, .rightTrigger]
+
+    /// hapticd's name for the locality (`leftHandle`, …).
+    var daemonName: String? {
+        switch self {
+        case .default: "default"
+        case .all: "all"
+        case .handles: "handles"
+        case .leftHandle: "leftHandle"
+        case .rightHandle: "rightHandle"
+        case .triggers: "triggers"
+        case .leftTrigger: "leftTrigger"
+        case .rightTrigger: "rightTrigger"
+        default: nil
+        }
+    }
+
+    init?(daemonName: String) {
+        guard let l = Self.known.first(where: { $0.daemonName == daemonName }) else { return nil }
+        self = l
+    }
+}
+
+/// A duration that lasts until stopped (`CHHapticEvent` durations, on Apple's controllers).
+public let GCHapticDurationInfinite: Float = 1_000_000
+
+/// Apple's product categories (`GCDevice.productCategory`) for the pads hapticd knows.
+public let GCProductCategoryDualSense = "DualSense"
+public let GCProductCategoryDualShock4 = "DualShock 4"
+public let GCProductCategoryXboxOne = "Xbox One"
+public let GCProductCategoryMFi = "MFi"
+public let GCProductCategoryHID = "HID"
+
+/// A player's number on a controller's lights.
+public enum GCControllerPlayerIndex: Int, Sendable {
+    case indexUnset = -1
+    case index1 = 0
+    case index2 = 1
+    case index3 = 2
+    case index4 = 3
+}
+
+/// What every game-controller device has: Apple's `GCDevice`.
+public protocol GCDevice: NSObjectProtocol {
+    var handlerQueue: DispatchQueue { get set }
+    var vendorName: String? { get }
+    var productCategory: String { get }
+}
+
+/// A gamepad hapticd drives: Apple's `GCController`.
+///
+/// `controllers()` lists hapticd's connected pads; each controller stays the same object while its
+/// pad stays connected (so it can key a dictionary, as Apple's samples do). When a pad connects or
+/// disconnects, `GCControllerDidConnect` / `GCControllerDidDisconnect` are posted on
+/// `NotificationCenter.default` with the controller as the object — on a queue of this module's, not
+/// the main thread: an observer that names `queue: .main` gets them when the main queue runs. The
+/// first use of any of this module's API (reading `.GCControllerDidConnect` to observe it included)
+/// starts following hapticd, and then posts `GCControllerDidConnect` for every pad already there.
+open class GCController: NSObject, GCDevice, @unchecked Sendable {
+    // @unchecked Sendable: `pad` and `info` are set once; `playerIndex` and `handlerQueue` are behind `local`.
+
+    /// hapticd's number for the pad.
+    let pad: Int
+    let info: JSONObject
+    private let local = Mutex<(playerIndex: GCControllerPlayerIndex, queue: DispatchQueue)>((.indexUnset, .main))
+
+    init(pad: Int, info: JSONObject) {
+        self.pad = pad
+        self.info = info
+        padHaptics = GCDeviceHaptics(pad: pad)
+        super.init()
+    }
+
+    /// The controller used most recently: here, the one connected most recently that still is.
+    open class var current: GCController? {
+        ControllerMonitor.shared.start()
+        return ControllerMonitor.shared.current
+    }
+
+    /// Every connected controller (none when hapticd does not answer).
+    open class func controllers() -> [GCController] {
+        ControllerMonitor.shared.start()
+        return ControllerMonitor.shared.controllers
+    }
+
+    /// hapticd finds pads by itself (hot-plug): this only starts following it. The handler runs at once.
+    open class func startWirelessControllerDiscovery(completionHandler: (() -> Void)? = nil) {
+        ControllerMonitor.shared.start()
+        completionHandler?()
+    }
+
+    open class func stopWirelessControllerDiscovery() {}
+
+    open var playerIndex: GCControllerPlayerIndex {
+        get { local.withLock { $0.playerIndex } }
+        set { local.withLock { $0.playerIndex = newValue } }
+    }
+
+    /// The queue Apple's input handlers run on (no input handlers here; kept for source compatibility).
+    open var handlerQueue: DispatchQueue {
+        get { local.withLock { $0.queue } }
+        set { local.withLock { $0.queue = newValue } }
+    }
+
+    /// The pad's name as its driver gives it ("DualSense Wireless Controller").
+    open var vendorName: String? {
+        if case .string(let s)? = info["name"] { return s }
+        return nil
+    }
+
+    /// Apple's category for the pad (`GCProductCategoryDualSense`, …; `HID` for others).
+    open var productCategory: String {
+        guard case .string(let profile)? = info["profile"] else { return GCProductCategoryHID }
+        if profile.hasPrefix("dualsense") { return GCProductCategoryDualSense }
+        if profile.hasPrefix("dualshock4") { return GCProductCategoryDualShock4 }
+        if profile.hasPrefix("xbox") { return GCProductCategoryXboxOne }
+        if profile.hasPrefix("switch-pro") { return "Switch Pro Controller" }
+        return GCProductCategoryHID
+    }
+
+    private let padHaptics: GCDeviceHaptics
+
+    /// The pad's haptics: every pad hapticd has can rumble.
+    open var haptics: GCDeviceHaptics? { padHaptics }
+
+    /// Always false: these are the pads themselves.
+    open var isAttachedToDevice: Bool { false }
+    open var isSnapshot: Bool { false }
+
+    open override var description: String { "<GCController pad \(pad) \(vendorName ?? "")>" }
+}
+
+/// A controller's haptics: Apple's `GCDeviceHaptics`.
+open class GCDeviceHaptics: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: immutable.
+    let pad: Int
+
+    init(pad: Int) {
+        self.pad = pad
+        super.init()
+    }
+
+    /// The localities the pad has (hapticd's `capabilities`); `default` and `all` always.
+    open var supportedLocalities: Set<GCHapticsLocality> {
+        var set: Set<GCHapticsLocality> = [.default, .all]
+        if let r = try? HapticService.shared.request("capabilities", JSONObject(["device": .number(Double(pad))])),
+           case .array(let list)? = r["localities"] {
+            for case .string(let name) in list { if let l = GCHapticsLocality(daemonName: name) { set.insert(l) } }
+        }
+        return set
+    }
+
+    /// An engine for this pad and locality; nil when the locality is not supported or hapticd does
+    /// not answer.
+    open func createEngine(withLocality locality: GCHapticsLocality) -> CHHapticEngine? {
+        guard let name = locality.daemonName, supportedLocalities.contains(locality) else { return nil }
+        return try? CHHapticEngine(device: pad, locality: name)
+    }
+}
+
+extension NSNotification.Name {
+    /// Posted with a `GCController` when a pad connects (and, once this module starts following
+    /// hapticd, for every pad already connected).
+    public static var GCControllerDidConnect: NSNotification.Name {
+        ControllerMonitor.shared.start()
+        return NSNotification.Name("GCControllerDidConnectNotification")
+    }
+
+    /// Posted with a `GCController` when its pad disconnects (or hapticd went away).
+    public static var GCControllerDidDisconnect: NSNotification.Name {
+        ControllerMonitor.shared.start()
+        return NSNotification.Name("GCControllerDidDisconnectNotification")
+    }
+
+    public static var GCControllerDidBecomeCurrent: NSNotification.Name {
+        ControllerMonitor.shared.start()
+        return NSNotification.Name("GCControllerDidBecomeCurrentNotification")
+    }
+
+    public static var GCControllerDidStopBeingCurrent: NSNotification.Name {
+        ControllerMonitor.shared.start()
+        return NSNotification.Name("GCControllerDidStopBeingCurrentNotification")
+    }
+}
+
+/// Follows hapticd's pads and posts the notifications (on `queue`, in the order hapticd reported).
+final class ControllerMonitor: Sendable {
+    static let shared = ControllerMonitor()
+
+    private struct State {
+        var started = false
+        /// The controllers are hapticd's pads as they are now (false while hapticd is away).
+        var synced = false
+        var controllers: [Int: GCController] = [:]
+        /// Connection order, most recent last: `current` is the last.
+        var order: [Int] = []
+    }
+
+    private let state = Mutex(State())
+    let queue = DispatchQueue(label: "hapticd.GameController")
+
+    var controllers: [GCController] {
+        syncIfStale()
+        return state.withLock { s in s.controllers.keys.sorted().compactMap { s.controllers[$0] } }
+    }
+
+    var current: GCController? {
+        syncIfStale()
+        return state.withLock { s in s.order.last.flatMap { s.controllers[$0] } }
+    }
+
+    /// While hapticd is away, each look tries to reach it (a connection attempt is one system call).
+    private func syncIfStale() {
+        if !state.withLock({ $0.synced }) { resync() }
+    }
+
+    /// Starts following hapticd (once): the pads there now become controllers at once; each is
+    /// announced on `queue`.
+    func start() {
+        let first = state.withLock { s -> Bool in
+            defer { s.started = true }
+            return !s.started
+        }
+        guard first else { return }
+        _ = HapticService.shared.addDeviceListener { [weak self] name, event in
+            guard let self else { return }
+            queue.async { self.handle(name, event) }
+        }
+        resync()
+    }
+
+    /// Makes the controllers match hapticd's pads now, announcing the differences.
+    private func resync() {
+        var pads: [Int: JSONObject] = [:]
+        let answer = try? HapticService.shared.request("devices", JSONObject())
+        if case .array(let list)? = answer?["devices"] {
+            for case .object(let o) in list where o["connected"] == .bool(true) {
+                if case .number(let d)? = o["device"] { pads[Int(saturating: d)] = o }
+            }
+        }
+        let (added, removed) = state.withLock { s -> ([GCController], [GCController]) in
+            s.synced = answer != nil
+            var added: [GCController] = [], removed: [GCController] = []
+            for (pad, c) in s.controllers where pads[pad] == nil {
+                removed.append(c)
+                s.controllers[pad] = nil
+                s.order.removeAll { $0 == pad }
+            }
+            for (pad, info) in pads.sorted(by: { $0.key < $1.key }) where s.controllers[pad] == nil {
+                let c = GCController(pad: pad, info: info)
+                s.controllers[pad] = c
+                s.order.append(pad)
+                added.append(c)
+            }
+            return (added, removed)
+        }
+        let announce = Unchecked((added, removed))
+        queue.async {
+            for c in announce.value.1 { NotificationCenter.default.post(name: .GCControllerDidDisconnect, object: c) }
+            for c in announce.value.0 { NotificationCenter.default.post(name: .GCControllerDidConnect, object: c) }
+        }
+    }
+
+    private func handle(_ name: String, _ event: JSONObject) {
+        switch name {
+        case "device.added":
+            guard case .number(let d)? = event["device"] else { return }
+            let pad = Int(saturating: d)
+            let c = state.withLock { s -> GCController? in
+                guard s.controllers[pad] == nil else { return nil }
+                let c = GCController(pad: pad, info: event)
+                s.controllers[pad] = c
+                s.order.append(pad)
+                return c
+            }
+            if let c { NotificationCenter.default.post(name: .GCControllerDidConnect, object: c) }
+        case "device.removed":
+            guard case .number(let d)? = event["device"] else { return }
+            let pad = Int(saturating: d)
+            let c = state.withLock { s -> GCController? in
+                s.order.removeAll { $0 == pad }
+                return s.controllers.removeValue(forKey: pad)
+            }
+            if let c { NotificationCenter.default.post(name: .GCControllerDidDisconnect, object: c) }
+        case "connection.lost":
+            state.withLock { $0.synced = false }
+            resync()
+        case "connection.restored":
+            resync()
+        default: break
+        }
+    }
+}
+
+/// A value carried to the notification queue (`GCController`s are Sendable; the tuple is not seen as such).
+struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,194 @@
+@testable import CoreHaptics
+import DaemonTestSupport
+import Foundation
+import GameController
+import HapticCore
+import Testing
+
+/// The engine's handlers, on the real daemon: what stops an engine from outside, what resets it,
+/// and where the handlers run.
+extension CoreHapticsSuite {
+@Suite struct HandlerTests {
+    /// Records the stopped reasons and resets of `engine`, checking each handler runs on the
+    /// engine's handler queue.
+    func watch(_ engine: CHHapticEngine) -> (stopped: Recorder<CHHapticEngine.StoppedReason>, reset: Recorder<Bool>) {
+        let stopped = Recorder<CHHapticEngine.StoppedReason>(), reset = Recorder<Bool>()
+        let queue = engine.handlerQueue
+        engine.stoppedHandler = { reason in
+            dispatchPrecondition(condition: .onQueue(queue))
+            stopped.record(reason)
+        }
+        engine.resetHandler = {
+            dispatchPrecondition(condition: .onQueue(queue))
+            reset.record(true)
+        }
+        return (stopped, reset)
+    }
+
+    @Test func anAdministratorsStopAndResetReachTheEngine() throws {
+        let daemon = try Fixture.daemon()
+        let admin = try daemon.client()  // the tests run as root: an admin
+        let engine = try CHHapticEngine()
+        let (stopped, reset) = watch(engine)
+        try engine.start()
+        let player = try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: []))
+        _ = try admin.request("engine.stop")
+        #expect(stopped.wait(), "stopped from outside")
+        #expect(stopped.all == [.systemError])
+        do {
+            try player.start(atTime: 0)
+            Issue.record("a player started on a stopped engine")
+        } catch let e as CHHapticError {
+            #expect(e.code == .engineNotRunning)
+        }
+        _ = try admin.request("engine.start")
+        try engine.start()
+        try player.start(atTime: 0)
+
+        _ = try admin.request("engine.reset")
+        #expect(reset.wait(), "the reset handler ran")
+        #expect(throws: CHHapticError(.invalidPatternPlayer)) { try player.start(atTime: 0) }
+        try engine.start()
+        let again = try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: []))
+        try again.start(atTime: 0)
+        #expect(stopped.all == [.systemError], "an explicit stop and a reset call no stopped handler")
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func unpluggingThePadStopsItsEnginesAndPluggingItBackResetsThem() throws {
+        let daemon = try Fixture.daemon()
+        let connected = Recorder<GCController>(), disconnected = Recorder<GCController>()
+        let observers = [
+            NotificationCenter.default.addObserver(forName: .GCControllerDidConnect, object: nil, queue: nil) { n in
+                if let c = n.object as? GCController { connected.record(c) }
+            },
+            NotificationCenter.default.addObserver(forName: .GCControllerDidDisconnect, object: nil, queue: nil) { n in
+                if let c = n.object as? GCController { disconnected.record(c) }
+            },
+        ]
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        guard let controller = GCController.controllers().first, let engine = controller.haptics?.createEngine(withLocality: .default) else {
+            Issue.record("no controller")
+            return
+        }
+        #expect(controller.vendorName == "Simulated rumble pad 0")
+        let (stopped, reset) = watch(engine)
+        try engine.start()
+        daemon.simulate("unplug 0")
+        #expect(stopped.wait())
+        #expect(stopped.all == [.gameControllerDisconnect])
+        #expect(disconnected.wait() && disconnected.all.first === controller, "GCControllerDidDisconnect with the controller")
+        #expect(GCController.controllers().isEmpty)
+        daemon.simulate("plug 0")
+        #expect(reset.wait(), "the pad came back: its engine was reset")
+        #expect(connected.wait() && connected.all.last?.vendorName == "Simulated rumble pad 0", "GCControllerDidConnect for it")
+        try engine.start()
+        try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: 0)
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func theDaemonGoingAwayStopsEnginesAndItsReturnResetsThem() throws {
+        var daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        let (stopped, reset) = watch(engine)
+        try engine.start()
+        let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        try player.start(atTime: 0)
+        #expect(daemon.terminate() == 0)
+        #expect(stopped.wait())
+        #expect(stopped.all == [.systemError])
+        #expect(throws: CHHapticError.self) { try player.start(atTime: 0) }
+        daemon = try Fixture.daemon()
+        #expect(reset.wait(timeout: 10), "hapticd is back: the reset handler ran")
+        try engine.start()
+        try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.contains { $0.2 > 0 || $0.3 > 0 } })
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func idleShutdownStopsTheEngineAndAutoShutdownRestartsIt() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        let (stopped, _) = watch(engine)
+        engine.state.withLock { $0.idleDelay = 0.2 }
+        engine.isAutoShutdownEnabled = true
+        try engine.start()
+        #expect(stopped.wait())
+        #expect(stopped.all == [.idleTimeout])
+        // Stopped by itself, it starts again on demand.
+        let t0 = engine.currentTime
+        try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.contains { $0.0 >= t0 && ($0.2 > 0 || $0.3 > 0) } })
+        #expect(daemon.terminate() == 0)
+
+        // hapticd's own idle shutdown reaches the engine too.
+        let idle = try Fixture.daemon("[engine]\nidle_shutdown = 0.3\n")
+        let other = try CHHapticEngine()
+        let (otherStopped, _) = watch(other)
+        try other.start()
+        // start() is the daemon's `prepare`, which holds the pad awake for its five seconds first.
+        #expect(otherStopped.wait(timeout: 10))
+        #expect(otherStopped.all == [.idleTimeout])
+        #expect(idle.terminate() == 0)
+    }
+
+    @Test func finishedHandlerStopsTheEngineWhenAsked() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        let (stopped, _) = watch(engine)
+        let asked = Recorder<Bool>()
+        engine.notifyWhenPlayersFinished { error in
+            asked.record(error == nil)
+            return .leaveEngineRunning
+        }
+        #expect(asked.wait(), "nothing plays: at once")
+        try engine.start()
+        let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 0.2)], parameters: []))
+        try player.start(atTime: 0)
+        let finished = Recorder<Bool>()
+        engine.notifyWhenPlayersFinished { _ in
+            finished.record(true)
+            return .stopEngine
+        }
+        #expect(finished.wait())
+        #expect(stopped.wait())
+        #expect(stopped.all == [.notifyWhenFinished])
+        #expect(throws: CHHapticError(.engineNotRunning)) { try player.start(atTime: 0) }
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func startAndStopCompleteOnTheHandlerQueue() async throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        try await engine.start()
+        let done = Recorder<Bool>()
+        let queue = engine.handlerQueue
+        engine.start { error in
+            dispatchPrecondition(condition: .onQueue(queue))
+            done.record(error == nil)
+        }
+        #expect(done.wait() && done.all == [true])
+        let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        try player.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 } == true })
+        try await engine.stop()
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 } == true }, "stopping the engine stopped its player")
+        #expect(throws: CHHapticError(.engineNotRunning)) { try player.start(atTime: 0) }
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func withoutADaemonEverythingFailsWithAnErrorNeverACrash() throws {
+        // No daemon at the socket.
+        #expect(throws: CHHapticError(.serverInitFailed)) { try CHHapticEngine() }
+        #expect(!CHHapticEngine.capabilitiesForHardware().supportsHaptics)
+        #expect(GCController.controllers().isEmpty)
+        #expect(GCController.current == nil)
+        // A daemon without a pad: no haptic hardware.
+        let daemon = try DaemonProcess(["--simulate", "1"], socket: Fixture.socket, control: true)
+        daemon.simulate("unplug 0")
+        #expect(waitUntil { GCController.controllers().isEmpty })
+        #expect(throws: CHHapticError(.notSupported)) { try CHHapticEngine() }
+        #expect(daemon.terminate() == 0)
+    }
+}
+}

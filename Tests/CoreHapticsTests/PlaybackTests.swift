@@ -1,0 +1,184 @@
+import CoreHaptics
+import DaemonTestSupport
+import Foundation
+import GameController
+import Testing
+
+/// `import CoreHaptics` against the real daemon on a simulated pad, judged by its `--trace`: every
+/// write that reached the pad, with its time on the engine clock.
+extension CoreHapticsSuite {
+@Suite struct PlaybackTests {
+    /// Waits until every player of `engine` has finished.
+    func waitForPlayers(_ engine: CHHapticEngine, timeout: Double = 5) -> Bool {
+        let done = Recorder<Bool>()
+        engine.notifyWhenPlayersFinished { _ in
+            done.record(true)
+            return .leaveEngineRunning
+        }
+        return done.wait(timeout: timeout)
+    }
+
+    @Test func aRhythmMadeInCodeLandsWithinOnePadIntervalOfWhereItWasWritten() throws {
+        let daemon = try Fixture.daemon()
+        let interval = try Fixture.padInterval(daemon)
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let written: [TimeInterval] = [0, 0.15, 0.3, 0.6, 0.7]
+        let pattern = try CHHapticPattern(
+            events: [transient(0), transient(0.15, intensity: 0.6), continuous(0.3, 0.2, intensity: 0.8), transient(0.6), transient(0.7, sharpness: 1)],
+            parameters: [])
+        let player = try engine.makePlayer(with: pattern)
+        let t0 = engine.currentTime + 0.1
+        try player.start(atTime: t0)
+        #expect(waitForPlayers(engine))
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 && $0.3 == 0 } == true })
+        let felt = onsets(daemon.traceRows(), from: t0 - 0.05, to: t0 + 1)
+        #expect(felt.count == written.count, "every event felt once: \(felt.map { $0 - t0 })")
+        for (w, f) in zip(written, felt) {
+            #expect(f - (t0 + w) >= -0.001 && f - (t0 + w) <= interval, "written at \(w) s, felt at \(f - t0) s (pad interval \(interval) s)")
+        }
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func dynamicParametersAndCurvesChangeARunningPlayer() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 1.2)], parameters: []))
+        let t0 = engine.currentTime + 0.05
+        try player.start(atTime: t0)
+        // From 0.3 s: a quarter of the intensity. From 0.6 s: a curve back up to full over 0.3 s.
+        try player.sendParameters([CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.25, relativeTime: 0)], atTime: t0 + 0.3)
+        let curve = CHHapticParameterCurve(
+            parameterID: .hapticIntensityControl,
+            controlPoints: [.init(relativeTime: 0, value: 0.25), .init(relativeTime: 0.3, value: 1)], relativeTime: 99)
+        try player.scheduleParameterCurve(curve, atTime: t0 + 0.6)
+        #expect(curve.relativeTime == t0 + 0.6, "the curve's own time is replaced by atTime, as Apple documents")
+        #expect(waitForPlayers(engine))
+        let rows = daemon.traceRows()
+        func strong(at t: Double) -> Int { rows.last(where: { $0.0 <= t0 + t })?.2 ?? -1 }
+        let full = strong(at: 0.25), quarter = strong(at: 0.5)
+        #expect(full > 30_000, "full intensity before the parameter: \(full)")
+        #expect(abs(Double(quarter) / Double(full) - 0.25) < 0.05, "a quarter after it: \(quarter) of \(full)")
+        let ramp = [0.65, 0.75, 0.85].map(strong(at:))
+        #expect(ramp[0] < ramp[1] && ramp[1] < ramp[2], "the curve rises: \(ramp)")
+        #expect(strong(at: 1.0) >= full - 1_000, "back to full at the curve's end: \(strong(at: 1.0))")
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func stopAtATimeAndCancelSilenceThePad() throws {
+        let daemon = try Fixture.daemon()
+        let interval = try Fixture.padInterval(daemon)
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let long = try CHHapticPattern(events: [continuous(0, 5)], parameters: [])
+        let player = try engine.makeAdvancedPlayer(with: long)
+        let ended = Recorder<Bool>()
+        player.completionHandler = { error in ended.record(error == nil) }
+        let t0 = engine.currentTime + 0.05
+        try player.start(atTime: t0)
+        try player.stop(atTime: t0 + 0.3)
+        #expect(ended.wait(), "the completion handler ran after the stop")
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 } == true })
+        let rows = daemon.traceRows().filter { $0.0 >= t0 - 0.01 }
+        let lastMoving = rows.last { $0.2 > 0 }?.0 ?? 0
+        let silence = rows.first { $0.0 > lastMoving && $0.2 == 0 }?.0 ?? 0
+        #expect(silence - (t0 + 0.3) >= -0.001 && silence - (t0 + 0.3) <= interval, "stopped at \(silence - t0) s, asked for 0.3 s")
+
+        // cancel: everything pending goes too (the scheduled stop and parameters never happen).
+        let second = try engine.makeAdvancedPlayer(with: long)
+        try second.start(atTime: 0)
+        try second.sendParameters([CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.1, relativeTime: 0)], atTime: engine.currentTime + 3)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 } == true })
+        let cancelledAt = engine.currentTime
+        try second.cancel()
+        #expect(daemon.waitForTrace { $0.last.map { $0.0 >= cancelledAt && $0.2 == 0 } == true }, "silent at once")
+        #expect(waitForPlayers(engine))
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func loopsAndRateRepeatThePatternFaster() throws {
+        let daemon = try Fixture.daemon()
+        let interval = try Fixture.padInterval(daemon)
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [transient(0), transient(0.2)], parameters: []))
+        player.loopEnabled = true
+        player.loopEnd = 0.4
+        player.playbackRate = 2
+        #expect(player.loopEnabled && player.loopEnd == 0.4 && player.playbackRate == 2)
+        player.playbackRate = -1
+        #expect(player.playbackRate == 2, "a rate ≤ 0 is ignored, as Apple documents")
+        let t0 = engine.currentTime + 0.05
+        try player.start(atTime: t0)
+        try player.stop(atTime: t0 + 0.55)
+        #expect(waitForPlayers(engine))
+        let felt = onsets(daemon.traceRows(), from: t0 - 0.01, to: t0 + 0.55)
+        let expected = [0, 0.1, 0.2, 0.3, 0.4, 0.5]
+        #expect(felt.count == expected.count, "a transient every 0.1 s at twice the rate, looping: \(felt.map { $0 - t0 })")
+        for (e, f) in zip(expected, felt) {
+            #expect(f - (t0 + e) >= -0.001 && f - (t0 + e) <= interval, "expected at \(e) s, felt at \(f - t0) s")
+        }
+        // pause, seek, resume.
+        let seeker = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 0.5), transient(2)], parameters: []))
+        try seeker.start(atTime: 0)
+        try seeker.pause(atTime: 0)
+        try seeker.seek(toOffset: 1.9)
+        let resumed = engine.currentTime
+        try seeker.resume(atTime: 0)
+        #expect(waitForPlayers(engine))
+        let late = onsets(daemon.traceRows(), from: resumed, to: resumed + 1)
+        #expect(late.count == 1 && late[0] - resumed > 0.1 - interval && late[0] - resumed < 0.1 + 2 * interval,
+                "after seeking to 1.9 s, the transient at 2 s plays 0.1 s later: \(late.map { $0 - resumed })")
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func oneShotsFromFilesAndDataPlay() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        // playPattern starts an engine that was not (Apple: "this method will start it").
+        let t0 = engine.currentTime
+        try engine.playPattern(from: URL(fileURLWithPath: repositoryRoot + "/config/patterns/heartbeat.ahap"))
+        #expect(daemon.waitForTrace { $0.contains { $0.0 >= t0 && $0.2 > 0 } })
+        #expect(waitForPlayers(engine))
+        let t1 = engine.currentTime
+        // Trailing commas and a comment, as in Apple's own sample files.
+        try engine.playPattern(from: Data("{\"Pattern\": [{\"Event\": {\"EventType\": \"HapticTransient\", \"Time\": 0,}},], // a comment\n}".utf8))
+        #expect(daemon.waitForTrace { $0.contains { $0.0 >= t1 && ($0.2 > 0 || $0.3 > 0) } })
+        #expect(throws: CHHapticError.self) { try engine.playPattern(from: URL(fileURLWithPath: "/nonexistent.ahap")) }
+        do {
+            try engine.playPattern(from: Data("{\"Pattern\": [{\"Event\": {\"EventType\": \"Buzz\"}}]}".utf8))
+            Issue.record("a pattern with an unknown event type played")
+        } catch let error as CHHapticError {
+            #expect(error.code == .invalidEventType, "\(error.code)")
+            #expect(error.localizedDescription.contains("Buzz"), "the message says what is wrong: \(error.localizedDescription)")
+        }
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func aLeftHandleEngineMovesOnlyTheStrongMotor() throws {
+        let daemon = try Fixture.daemon()
+        guard let controller = GCController.controllers().first, let haptics = controller.haptics else {
+            Issue.record("no controller for the simulated pad")
+            return
+        }
+        #expect(haptics.supportedLocalities.isSuperset(of: [.default, .all, .handles, .leftHandle, .rightHandle]))
+        #expect(!haptics.supportedLocalities.contains(.leftTrigger), "an evdev pad has no trigger motors")
+        #expect(haptics.createEngine(withLocality: .leftTrigger) == nil)
+        guard let engine = haptics.createEngine(withLocality: .leftHandle) else {
+            Issue.record("no leftHandle engine")
+            return
+        }
+        try engine.start()
+        let t0 = engine.currentTime
+        // Sharpness 1 would go to the weak (right) motor on the default locality.
+        let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 0.3, sharpness: 1), transient(0.35, sharpness: 1)], parameters: []))
+        try player.start(atTime: CHHapticTimeImmediate)
+        #expect(waitForPlayers(engine))
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 } == true })
+        let rows = daemon.traceRows().filter { $0.0 >= t0 }
+        #expect(rows.contains { $0.2 > 0 } && rows.allSatisfy { $0.3 == 0 }, "the strong motor only: \(rows)")
+        #expect(daemon.terminate() == 0)
+    }
+}
+}
