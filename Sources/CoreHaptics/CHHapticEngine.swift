@@ -76,7 +76,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     let service = HapticService.shared
 
     struct PlayerRecord {
-        weak var player: HapticPlayer?
+        weak var player: CHHapticPatternPlayer?
         var active = false
         /// The player object is gone but its pattern plays on: destroyed in hapticd when it ends.
         var orphan = false
@@ -290,16 +290,16 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     // MARK: players and patterns
 
-    open func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
-        try makePlayer(pattern, HapticPlayer.self)
+    open func makePlayer(with pattern: CHHapticPattern) throws -> CHHapticPatternPlayer {
+        try makePlayer(pattern, CHHapticPatternPlayer.self)
     }
 
-    open func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
-        try makePlayer(pattern, HapticAdvancedPlayer.self)
+    open func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> CHHapticAdvancedPatternPlayer {
+        try makePlayer(pattern, CHHapticAdvancedPatternPlayer.self)
     }
 
-    private func makePlayer<Player: HapticPlayer>(_ pattern: CHHapticPattern, _ kind: Player.Type) throws(CHHapticError) -> Player {
-        let advanced = kind == HapticAdvancedPlayer.self
+    private func makePlayer<Player: CHHapticPatternPlayer>(_ pattern: CHHapticPattern, _ kind: Player.Type) throws(CHHapticError) -> Player {
+        let advanced = kind == CHHapticAdvancedPatternPlayer.self
         var body = target()
         body.append("pattern", pattern.json)
         body.append("advanced", .bool(advanced))
@@ -424,7 +424,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     /// `player.finished`.
     func playerEnded(_ id: Int) {
-        let (player, orphan) = state.withLock { s -> (HapticPlayer?, Bool) in
+        let (player, orphan) = state.withLock { s -> (CHHapticPatternPlayer?, Bool) in
             guard var r = s.players[id] else { return (nil, false) }
             r.active = false
             if r.orphan { s.players[id] = nil } else { s.players[id] = r }

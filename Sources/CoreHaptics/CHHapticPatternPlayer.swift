@@ -1,38 +1,16 @@
 internal import HapticCore
 import Synchronization
 
-/// Plays a pattern on an engine: Apple's `CHHapticPatternPlayer`. Times are on the engine's clock
-/// (`CHHapticEngine.currentTime`); `CHHapticTimeImmediate` (0) means as soon as possible, and so
-/// does a time already past.
+/// Plays a pattern on an engine: Apple's `CHHapticPatternPlayer`, made by
+/// `CHHapticEngine.makePlayer(with:)`. Times are on the engine's clock (`CHHapticEngine.currentTime`);
+/// `CHHapticTimeImmediate` (0) means as soon as possible, and so does a time already past.
 ///
-/// Players are objects (the protocol is class-bound, as Apple's is): a bridge can carry one across a
-/// C boundary with `Unmanaged`. A player whose last reference goes while it plays plays to its end.
-public protocol CHHapticPatternPlayer: NSObjectProtocol {
-    func start(atTime time: TimeInterval) throws
-    func stop(atTime time: TimeInterval) throws
-    func sendParameters(_ parameters: [CHHapticDynamicParameter], atTime time: TimeInterval) throws
-    func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws
-    func cancel() throws
-    var isMuted: Bool { get set }
-}
-
-/// A player that also pauses, resumes, seeks, loops and changes its rate: Apple's
-/// `CHHapticAdvancedPatternPlayer`.
-public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
-    func pause(atTime time: TimeInterval) throws
-    func resume(atTime time: TimeInterval) throws
-    func seek(toOffset offsetTime: TimeInterval) throws
-    var loopEnabled: Bool { get set }
-    var loopEnd: TimeInterval { get set }
-    var playbackRate: Float { get set }
-    var isMuted: Bool { get set }
-    /// Called on the engine's `handlerQueue` when the player finishes (its pattern ends, or it is
-    /// stopped or cancelled).
-    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler { get set }
-}
-
-/// A player of hapticd's (`player.create`), owned by its engine.
-class HapticPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
+/// Apple declares the player as an Objective-C protocol, whose values are objects; Swift on Linux has
+/// no Objective-C protocols, so here it is a class: code that names the type, casts to it, or carries a
+/// player across a C boundary with `Unmanaged<CHHapticPatternPlayer>` compiles as written (spelling it
+/// `any CHHapticPatternPlayer` does not). A player whose last reference goes while it plays plays to
+/// its end. Each player is a hapticd player (`player.create`) owned by its engine.
+public class CHHapticPatternPlayer: NSObject, @unchecked Sendable {
     // @unchecked Sendable: the mutable state is in `local`, behind its mutex.
     let engine: CHHapticEngine
     let id: Int
@@ -64,19 +42,19 @@ class HapticPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
 
     // MARK: CHHapticPatternPlayer
 
-    func start(atTime time: TimeInterval) throws {
+    public func start(atTime time: TimeInterval) throws {
         try requireValid()
         try engine.ensureRunning()
         try command("player.start", at: time)
     }
 
-    func stop(atTime time: TimeInterval) throws {
+    public func stop(atTime time: TimeInterval) throws {
         try command("player.stop", at: time)
     }
 
     /// Each parameter takes effect at `time` plus its own `relativeTime`; values are clamped to
     /// their ranges as Core Haptics clamps them; the audio controls have no effect.
-    func sendParameters(_ parameters: [CHHapticDynamicParameter], atTime time: TimeInterval) throws {
+    public func sendParameters(_ parameters: [CHHapticDynamicParameter], atTime time: TimeInterval) throws {
         try requireValid()
         var groups: [(TimeInterval, JSONObject)] = []
         for p in parameters {
@@ -101,7 +79,7 @@ class HapticPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
     }
 
     /// As Apple documents, the curve starts at `time`, which replaces its own `relativeTime`.
-    func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws {
+    public func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws {
         try requireValid()
         guard let id = DynamicParameterID(rawValue: parameterCurve.parameterID.rawValue) else {
             throw CHHapticError(.invalidParameterType, "unknown dynamic parameter \"\(parameterCurve.parameterID.rawValue)\"")
@@ -120,11 +98,11 @@ class HapticPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         try command("player.schedule_curve", ["parameter": .string(id.rawValue), "points": .array(points)], at: time)
     }
 
-    func cancel() throws {
+    public func cancel() throws {
         try command("player.cancel")
     }
 
-    var isMuted: Bool {
+    public var isMuted: Bool {
         get { ownMuted }
         set {
             local.withLock { $0.muted = newValue }
@@ -167,29 +145,31 @@ class HapticPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
     }
 }
 
-/// An advanced player (`player.create` with `advanced`).
-final class HapticAdvancedPlayer: HapticPlayer, CHHapticAdvancedPatternPlayer, @unchecked Sendable {
-    // @unchecked Sendable: see `HapticPlayer`.
+/// A player that also pauses, resumes, seeks, loops and changes its rate: Apple's
+/// `CHHapticAdvancedPatternPlayer` (a subclass here, where Apple's protocol refines the player's), made
+/// by `CHHapticEngine.makeAdvancedPlayer(with:)` as hapticd's `player.create` with `advanced`.
+public final class CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer, @unchecked Sendable {
+    // @unchecked Sendable: see `CHHapticPatternPlayer`.
 
     override var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { local.withLock { $0.completionHandler } }
 
-    func pause(atTime time: TimeInterval) throws {
+    public func pause(atTime time: TimeInterval) throws {
         try command("player.pause", at: time)
     }
 
-    func resume(atTime time: TimeInterval) throws {
+    public func resume(atTime time: TimeInterval) throws {
         try requireValid()
         try engine.ensureRunning()
         try command("player.resume", at: time)
     }
 
     /// An offset past the pattern's end ends playback (unless the player loops).
-    func seek(toOffset offsetTime: TimeInterval) throws {
+    public func seek(toOffset offsetTime: TimeInterval) throws {
         guard offsetTime.isFinite else { throw CHHapticError(.invalidTime, "\(offsetTime) is not an offset") }
         try command("player.seek", ["offset": .number(max(0, offsetTime))])
     }
 
-    var loopEnabled: Bool {
+    public var loopEnabled: Bool {
         get { local.withLock { $0.loopEnabled } }
         set {
             local.withLock { $0.loopEnabled = newValue }
@@ -198,7 +178,7 @@ final class HapticAdvancedPlayer: HapticPlayer, CHHapticAdvancedPatternPlayer, @
     }
 
     /// Seconds; 0 loops at the end of the last event.
-    var loopEnd: TimeInterval {
+    public var loopEnd: TimeInterval {
         get { local.withLock { $0.loopEnd } }
         set {
             guard newValue.isFinite, newValue >= 0 else { return }
@@ -209,7 +189,7 @@ final class HapticAdvancedPlayer: HapticPlayer, CHHapticAdvancedPatternPlayer, @
 
     /// Any value above 0 is taken (within hapticd's `limits.min_rate`…`max_rate`); others are
     /// ignored, as Apple documents.
-    var playbackRate: Float {
+    public var playbackRate: Float {
         get { local.withLock { $0.playbackRate } }
         set {
             guard newValue.isFinite, newValue > 0 else { return }
@@ -218,7 +198,9 @@ final class HapticAdvancedPlayer: HapticPlayer, CHHapticAdvancedPatternPlayer, @
         }
     }
 
-    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler {
+    /// Called on the engine's `handlerQueue` when the player finishes (its pattern ends, or it is
+    /// stopped or cancelled).
+    public var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler {
         get { local.withLock { $0.completionHandler.value } }
         set {
             let h = Unchecked(newValue)

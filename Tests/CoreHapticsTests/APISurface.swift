@@ -1,0 +1,323 @@
+// Compile-only: every public API of Core Haptics, GameController's haptics and UIKit's feedback
+// generators that issue 27 lists, called with Apple's exact spelling, labels, optionality and
+// defaults, in the idioms iOS code uses. Nothing here runs: if this file compiles, code written this
+// way for Apple platforms compiles on Linux. The behaviour is tested in PlaybackTests and HandlerTests.
+
+import CoreHaptics
+import GameController
+import HapticFeedback
+
+// MARK: the engine
+
+private final class HapticManager {
+    var engine: CHHapticEngine?
+    var player: CHHapticPatternPlayer?
+    var advanced: CHHapticAdvancedPatternPlayer?
+    var supportsHaptics = CHHapticEngine.capabilitiesForHardware().supportsHaptics
+
+    func createEngine() {
+        guard supportsHaptics else { return }
+        do {
+            engine = try CHHapticEngine()
+        } catch let error {
+            print("Engine creation error: \(error.localizedDescription)")
+        }
+        engine?.playsHapticsOnly = true
+        engine?.isAutoShutdownEnabled = true
+        engine?.isMutedForHaptics = false
+        engine?.isMutedForAudio = true
+        _ = engine?.playsAudioOnly
+        engine?.stoppedHandler = { reason in
+            switch reason {
+            case .audioSessionInterrupt: print("audio session interrupt")
+            case .applicationSuspended: print("application suspended")
+            case .idleTimeout: print("idle timeout")
+            case .notifyWhenFinished: print("finished")
+            case .engineDestroyed: print("destroyed")
+            case .gameControllerDisconnect: print("controller disconnected")
+            case .systemError: print("system error")
+            @unknown default: print("unknown \(reason.rawValue)")
+            }
+        }
+        engine?.resetHandler = { [weak self] in
+            do { try self?.engine?.start() } catch { print("restart failed: \(error)") }
+        }
+        engine?.start(completionHandler: { error in
+            if let error { print(error.localizedDescription) }
+        })
+        engine?.stop(completionHandler: { _ in })
+        engine?.stop()
+        engine?.notifyWhenPlayersFinished { error -> CHHapticEngine.FinishedAction in
+            error == nil ? .stopEngine : .leaveEngineRunning
+        }
+        let _: TimeInterval? = engine?.currentTime
+        let reasons: [CHHapticEngine.StoppedReason] = [.gameControllerDisconnect, .systemError]
+        _ = reasons.map(\.rawValue)
+        _ = CHHapticEngine.FinishedAction(rawValue: 1)
+    }
+
+    func concurrency() async throws {
+        let engine = try CHHapticEngine()
+        try await engine.start()
+        try await engine.stop()
+    }
+
+    func throwingStart() throws {
+        try engine?.start()
+    }
+
+    // MARK: patterns
+
+    func patternsInCode() throws -> CHHapticPattern {
+        let intensity = CHHapticEventParameter(parameterID: .hapticIntensity, value: 1)
+        let sharpness = CHHapticEventParameter(parameterID: .hapticSharpness, value: 0.5)
+        let attack = CHHapticEventParameter(parameterID: .attackTime, value: 0.1)
+        let decay = CHHapticEventParameter(parameterID: .decayTime, value: 0.2)
+        let release = CHHapticEventParameter(parameterID: .releaseTime, value: 0.3)
+        let sustained = CHHapticEventParameter(parameterID: .sustained, value: 1)
+        intensity.value = 0.8
+        _ = intensity.parameterID
+        let tap = CHHapticEvent(eventType: .hapticTransient, parameters: [intensity, sharpness], relativeTime: 0)
+        let hum = CHHapticEvent(eventType: .hapticContinuous, parameters: [intensity, attack, decay, release, sustained],
+                                relativeTime: 0.1, duration: 0.5)
+        let audio = CHHapticEvent(audioResourceID: 0, parameters: [], relativeTime: 0)
+        let audioLong = CHHapticEvent(audioResourceID: 0, parameters: [], relativeTime: 0, duration: 1)
+        tap.relativeTime = 0.05
+        hum.duration = 0.4
+        _ = (tap.type, tap.eventParameters, audio, audioLong)
+        _ = [CHHapticEvent.EventType.audioContinuous, .audioCustom]
+
+        let control = CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.5, relativeTime: 0)
+        _ = [CHHapticDynamicParameter.ID.hapticSharpnessControl, .hapticAttackTimeControl, .hapticDecayTimeControl,
+             .hapticReleaseTimeControl, .audioVolumeControl, .audioPanControl, .audioBrightnessControl,
+             .audioPitchControl, .audioAttackTimeControl, .audioDecayTimeControl, .audioReleaseTimeControl]
+        control.value = 0.7
+        control.relativeTime = 0.1
+        _ = control.parameterID
+        _ = [CHHapticEvent.ParameterID.audioVolume, .audioPitch, .audioPan, .audioBrightness]
+
+        let points = [
+            CHHapticParameterCurve.ControlPoint(relativeTime: 0, value: 0.2),
+            CHHapticParameterCurveControlPoint(relativeTime: 0.5, value: 1),
+        ]
+        points[0].value = 0.3
+        points[0].relativeTime = 0
+        let curve = CHHapticParameterCurve(parameterID: .hapticIntensityControl, controlPoints: points, relativeTime: 0)
+        curve.relativeTime = 0
+        _ = (curve.parameterID, curve.controlPoints)
+
+        _ = try CHHapticPattern(events: [tap, hum], parameters: [control])
+        let pattern = try CHHapticPattern(events: [tap, hum], parameterCurves: [curve])
+        let _: TimeInterval = pattern.duration
+        let exported: [CHHapticPattern.Key: Any] = try pattern.exportDictionary()
+        _ = exported[.pattern]
+        return pattern
+    }
+
+    func patternsFromDictionaries() throws {
+        let literal: [CHHapticPattern.Key: Any] = [
+            .version: 1.0,
+            .pattern: [
+                [CHHapticPattern.Key.event: [
+                    CHHapticPattern.Key.eventType: CHHapticEvent.EventType.hapticTransient,
+                    CHHapticPattern.Key.time: 0.001,
+                    CHHapticPattern.Key.eventDuration: 1.0,
+                    CHHapticPattern.Key.eventParameters: [
+                        [CHHapticPattern.Key.parameterID: CHHapticEvent.ParameterID.hapticIntensity,
+                         CHHapticPattern.Key.parameterValue: 1.0],
+                    ],
+                ]],
+                [CHHapticPattern.Key.parameterCurve: [
+                    CHHapticPattern.Key.parameterID: CHHapticDynamicParameter.ID.hapticIntensityControl.rawValue,
+                    CHHapticPattern.Key.time: 0.0,
+                    CHHapticPattern.Key.parameterCurveControlPoints: [
+                        [CHHapticPattern.Key.time: 0.0, CHHapticPattern.Key.parameterValue: 0.2],
+                    ],
+                ]],
+                [CHHapticPattern.Key.parameter: [
+                    CHHapticPattern.Key.parameterID: CHHapticDynamicParameter.ID.hapticSharpnessControl.rawValue,
+                    CHHapticPattern.Key.time: 0.0,
+                    CHHapticPattern.Key.parameterValue: 0.4,
+                ]],
+            ],
+        ]
+        _ = try CHHapticPattern(dictionary: literal)
+        _ = [CHHapticPattern.Key.eventWaveformPath, .eventWaveformUseVolumeEnvelope, .eventWaveformLoopEnabled]
+        _ = CHHapticPattern.Key(rawValue: "Pattern").rawValue
+
+        // The most common way apps load AHAP files.
+        guard let url = Bundle.main.url(forResource: "Boing", withExtension: "ahap") else { return }
+        let data = try Data(contentsOf: url)
+        if let dict = try JSONSerialization.jsonObject(with: data, options: []) as? [CHHapticPattern.Key: Any] {
+            let pattern = try CHHapticPattern(dictionary: dict)
+            player = try engine?.makePlayer(with: pattern)
+        }
+        _ = try CHHapticPattern(contentsOf: url)
+        try engine?.playPattern(from: url)
+        try engine?.playPattern(from: data)
+    }
+
+    // MARK: players
+
+    func players(_ pattern: CHHapticPattern) throws {
+        guard let engine else { return }
+        let player = try engine.makePlayer(with: pattern)
+        try player.start(atTime: CHHapticTimeImmediate)
+        try player.start(atTime: engine.currentTime + 0.1)
+        try player.stop(atTime: CHHapticTimeImmediate)
+        try player.sendParameters([CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.5, relativeTime: 0)],
+                                  atTime: 0)
+        try player.scheduleParameterCurve(CHHapticParameterCurve(parameterID: .hapticIntensityControl,
+                                                                 controlPoints: [.init(relativeTime: 0, value: 1)],
+                                                                 relativeTime: 0), atTime: 0)
+        try player.cancel()
+        player.isMuted = true
+
+        let advanced = try engine.makeAdvancedPlayer(with: pattern)
+        advanced.loopEnabled = true
+        advanced.loopEnd = 1.5
+        advanced.playbackRate = 2
+        advanced.isMuted = false
+        advanced.completionHandler = { error in
+            if let error { print("completion: \(error)") }
+        }
+        try advanced.start(atTime: 0)
+        try advanced.pause(atTime: CHHapticTimeImmediate)
+        try advanced.seek(toOffset: 0.5)
+        try advanced.resume(atTime: CHHapticTimeImmediate)
+        try advanced.stop(atTime: 0)
+        _ = (advanced.loopEnabled, advanced.loopEnd, advanced.playbackRate)
+        let asPlain: CHHapticPatternPlayer = advanced
+        self.player = asPlain
+        self.advanced = asPlain as? CHHapticAdvancedPatternPlayer
+    }
+
+    // MARK: audio (accepted, not played)
+
+    func audio() throws {
+        guard let engine, let url = Bundle.main.url(forResource: "sound", withExtension: "wav") else { return }
+        let id: CHHapticAudioResourceID = try engine.registerAudioResource(url, options: [:])
+        _ = try engine.registerAudioResource(url, options: [CHHapticAudioResourceKeyUseVolumeEnvelope: true,
+                                                            CHHapticAudioResourceKeyLoopEnabled: false])
+        _ = try engine.registerAudioResource(url)
+        try engine.unregisterAudioResource(id)
+    }
+
+    // MARK: capabilities
+
+    func capabilities() throws {
+        let caps = CHHapticEngine.capabilitiesForHardware()
+        _ = caps.supportsHaptics && !caps.supportsAudio
+        let intensity = try caps.attributes(forEventParameter: .hapticIntensity, eventType: .hapticTransient)
+        let control = try caps.attributes(forDynamicParameter: .hapticIntensityControl)
+        let _: Float = intensity.minValue + intensity.maxValue + intensity.defaultValue + control.maxValue
+    }
+
+    // MARK: errors
+
+    func errors() {
+        do {
+            try player?.start(atTime: 0)
+        } catch CHHapticError.engineNotRunning {
+            try? engine?.start()
+        } catch let error as CHHapticError {
+            switch error.code {
+            case .serverInterrupted, .serverInitFailed: print("no daemon")
+            case .invalidPatternData, .invalidPatternDictionary: print("bad pattern")
+            case .notSupported, .invalidPatternPlayer, .operationNotPermitted, .resourceNotAvailable: break
+            default: print("\(error.code.rawValue) \(error.localizedDescription)")
+            }
+            let ns = error as NSError
+            _ = ns.domain == CoreHapticsErrorDomain && ns.code == CHHapticError.Code.engineNotRunning.rawValue
+            _ = CHHapticError.errorDomain
+        } catch {
+            print(error.localizedDescription)
+        }
+        _ = CHHapticError(.invalidTime)
+        _ = [CHHapticError.engineStartTimeout, .invalidAudioSession, .invalidEngineParameter, .invalidParameterType,
+             .invalidEventType, .invalidEventTime, .invalidEventDuration, .invalidAudioResource, .badEventEntry,
+             .badParameterEntry, .invalidTime, .fileNotFound, .insufficientPower, .unknownError, .memoryError]
+    }
+
+    // MARK: across a C boundary (as a Unity or C bridge carries them)
+
+    func bridge(_ pattern: CHHapticPattern) throws {
+        guard let engine else { return }
+        let enginePtr = Unmanaged.passRetained(engine).toOpaque()
+        let back = Unmanaged<CHHapticEngine>.fromOpaque(enginePtr).takeUnretainedValue()
+        let player = try back.makePlayer(with: pattern)
+        let playerPtr = UnsafeRawPointer(Unmanaged<CHHapticPatternPlayer>.passRetained(player).toOpaque())
+        try Unmanaged<CHHapticPatternPlayer>.fromOpaque(playerPtr).takeUnretainedValue().start(atTime: 0)
+        let advancedPtr = Unmanaged.passRetained(try back.makeAdvancedPlayer(with: pattern)).toOpaque()
+        Unmanaged<CHHapticAdvancedPatternPlayer>.fromOpaque(advancedPtr).takeUnretainedValue().loopEnabled = true
+        _ = Unmanaged<CHHapticAdvancedPatternPlayer>.fromOpaque(advancedPtr).autorelease()
+        Unmanaged<CHHapticPatternPlayer>.fromOpaque(playerPtr).release()
+        Unmanaged<CHHapticEngine>.fromOpaque(enginePtr).release()
+    }
+}
+
+// MARK: game controllers
+
+// @unchecked Sendable: as on Apple platforms in Swift 6 mode, `addObserver`'s block is @Sendable.
+private final class ControllerHaptics: @unchecked Sendable {
+    var engines: [GCController: CHHapticEngine] = [:]
+    var observers: [NSObjectProtocol] = []
+
+    func watch() {
+        observers.append(NotificationCenter.default.addObserver(forName: .GCControllerDidConnect, object: nil, queue: nil) { [weak self] note in
+            guard let controller = note.object as? GCController else { return }
+            self?.setUp(controller)
+        })
+        observers.append(NotificationCenter.default.addObserver(forName: NSNotification.Name.GCControllerDidDisconnect, object: nil, queue: .main) { [weak self] note in
+            guard let controller = note.object as? GCController else { return }
+            self?.engines[controller] = nil
+        })
+        for controller in GCController.controllers() { setUp(controller) }
+        _ = GCController.current?.vendorName
+        _ = [NSNotification.Name.GCControllerDidBecomeCurrent, .GCControllerDidStopBeingCurrent]
+    }
+
+    func setUp(_ controller: GCController) {
+        print("\(controller.vendorName ?? "controller") (\(controller.productCategory))")
+        guard let haptics = controller.haptics else { return }
+        let localities: Set<GCHapticsLocality> = haptics.supportedLocalities
+        _ = [GCHapticsLocality.default, .all, .handles, .leftHandle, .rightHandle, .triggers, .leftTrigger, .rightTrigger]
+        let locality: GCHapticsLocality = localities.contains(.handles) ? .handles : .default
+        guard let engine = haptics.createEngine(withLocality: locality) else { return }
+        engine.stoppedHandler = { reason in
+            if reason == .gameControllerDisconnect { print("gone") }
+        }
+        try? engine.start()
+        engines[controller] = engine
+        _ = haptics.createEngine(withLocality: .leftHandle)
+        _ = GCHapticsLocality(rawValue: "Left Handle").rawValue
+        _ = controller.productCategory == GCProductCategoryDualSense
+    }
+}
+
+// MARK: UIKit's feedback generators
+
+@MainActor
+private final class Feedback {
+    let impact = UIImpactFeedbackGenerator(style: .medium)
+    let notification = UINotificationFeedbackGenerator()
+    let selection = UISelectionFeedbackGenerator()
+
+    func tapped() {
+        impact.prepare()
+        impact.impactOccurred()
+        impact.impactOccurred(intensity: 0.5)
+        for style in [UIImpactFeedbackGenerator.FeedbackStyle.light, .medium, .heavy, .soft, .rigid] {
+            UIImpactFeedbackGenerator(style: style).impactOccurred()
+        }
+        UIImpactFeedbackGenerator().impactOccurred()
+        notification.prepare()
+        notification.notificationOccurred(.success)
+        notification.notificationOccurred(.warning)
+        notification.notificationOccurred(UINotificationFeedbackGenerator.FeedbackType.error)
+        selection.prepare()
+        selection.selectionChanged()
+        _ = UINotificationFeedbackGenerator.FeedbackType(rawValue: 0)
+        _ = UIImpactFeedbackGenerator.FeedbackStyle(rawValue: 3)
+    }
+}
