@@ -93,7 +93,7 @@ final class ClientConnection: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
-    var isOpen: Bool { monitor.locked { state.open } }
+    var isOpen: Bool { monitor.locked { state.open && !state.closedByUser } }
 
     /// Ends the connection from this side: the reader thread wakes, fails what waits, and closes.
     func close(_ why: String) {

@@ -1,0 +1,125 @@
+import DaemonTestSupport
+import Dispatch
+import Foundation
+import HapticClient
+import HapticCore
+import Synchronization
+import Testing
+
+/// The public `HapticClient` against the real daemon: many threads and tasks on one connection, the
+/// three request forms, events to a handler, to the queue and as an AsyncStream, and what a lost
+/// daemon does to waiting and later requests.
+@Suite(.serialized) struct HapticClientTests {
+    @Test func manyThreadsShareOneConnectionAndEachGetsItsOwnReply() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        let wrong = Atomic<Int>(0)
+        // Each thread asks for a status of a device id of its own; a reply matched to the wrong
+        // request would name another device (or fail for a device that does not exist).
+        DispatchQueue.concurrentPerform(iterations: 16) { thread in
+            for i in 0..<50 {
+                let device = (thread + i) % 2
+                guard let r = try? client.request("capabilities", JSONObject(["device": .number(Double(device))])),
+                      number(r, "device") == Double(device) else {
+                    wrong.add(1, ordering: .relaxed)
+                    continue
+                }
+            }
+        }
+        #expect(wrong.load(ordering: .relaxed) == 0)
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func asyncAndCompletionFormsAnswerToo() async throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<32 { group.addTask { try await client.request("ping")["pong"] == .bool(true) } }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(results == 32)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            do {
+                try client.send("devices") { result in
+                    #expect((try? result.get())?["devices"] != nil)
+                    done.resume()
+                }
+            } catch {
+                Issue.record("send failed: \(error)")
+                done.resume()
+            }
+        }
+        // A daemon error comes back as .failed with the protocol's code.
+        do {
+            _ = try await client.request("player.start", JSONObject(["player": .number(424242)]))
+            Issue.record("an unknown player started")
+        } catch {
+            guard case .failed(let code, _, _) = error else { Issue.record("\(error)"); return }
+            #expect(code == "not_found")
+        }
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func eventsReachTheHandlerTheQueueAndTheStream() async throws {
+        let daemon = try DaemonProcess(control: true)
+        let client = try daemon.client()
+        _ = try await client.request("subscribe", JSONObject(["events": .array([.string("device.removed"), .string("device.added")])]))
+        daemon.simulate("unplug 1")
+        let queued = try client.nextEvent(timeout: 5)
+        #expect(queued?["event"] == .string("device.removed"))
+
+        let seen = Mutex<[String]>([])
+        client.setEventHandler { event in
+            if case .string(let name)? = event["event"] { seen.withLock { $0.append(name) } }
+        }
+        daemon.simulate("plug 1")
+        #expect(waitUntil { seen.withLock { $0 } == ["device.added"] })
+
+        let stream = client.events()
+        daemon.simulate("unplug 1")
+        var iterator = stream.makeAsyncIterator()
+        let streamed = await iterator.next()
+        #expect(streamed?["event"] == .string("device.removed"))
+        #expect(daemon.terminate() == 0)
+        #expect(await iterator.next() == nil, "the stream ends with the connection")
+    }
+
+    @Test func aLostDaemonFailsWaitingAndLaterRequestsAndCallsTheDisconnectHandler() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        let lost = Mutex<ClientError?>(nil)
+        client.setDisconnectHandler { error in lost.withLock { $0 = error } }
+        #expect(client.isConnected)
+        #expect(daemon.terminate() == 0)
+        #expect(waitUntil { lost.withLock { $0 } != nil })
+        #expect(!client.isConnected)
+        #expect(throws: ClientError.self) { try client.request("ping") }
+        do {
+            _ = try client.request("ping")
+        } catch {
+            guard case .disconnected = error else { Issue.record("expected .disconnected, got \(error)"); return }
+        }
+    }
+
+    @Test func noDaemonIsAnErrorThatSaysWhatToDo() {
+        do {
+            _ = try HapticClient(path: "/nonexistent/hapticd.sock")
+            Issue.record("connected to nothing")
+        } catch {
+            guard case .notRunning(let path, _) = error else { Issue.record("\(error)"); return }
+            #expect(path == "/nonexistent/hapticd.sock")
+            #expect(error.description.contains("HAPTICD_SOCKET"))
+        }
+    }
+
+    @Test func closeFailsWhatWaitsAndIsIdempotent() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        #expect(try client.request("ping")["pong"] == .bool(true))
+        client.close()
+        client.close()
+        #expect(!client.isConnected)
+        #expect(throws: ClientError.self) { try client.request("ping") }
+        #expect(daemon.terminate() == 0)
+    }
+}
