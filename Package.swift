@@ -78,7 +78,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hapticbench",
-            dependencies: ["HapticCore", "HapticDaemon", "HapticClient", "Evdev", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HapticCore", "HapticDaemon", "HapticClient", "CoreHaptics", "Evdev", .product(name: "Logging", package: "swift-log")]
         ),
         // Runs inside the qemu VM against a uinput pad (scripts/vm-test.sh); built as a static executable.
         .target(name: "VMTestSupport", path: "Tests/VM/VMTestSupport"),

@@ -205,6 +205,8 @@ for _ in 0..<(quick ? 50 : 300) {
     guard reply.contains(#""ok":true"#) else { fatalError("play failed during the benchmark: \(reply)") }
     commandToWrite.append((writes.lastWrite - t0) * 1e6)
 }
+// player.start → write through the Swift CoreHaptics library and through the raw socket.
+let startToWrite = try compareSwiftLibrary(socketPath: socketPath, client: client, iterations: quick ? 50 : 300) { writes.lastWrite }
 server.stop()
 core.shutdown()
 
@@ -230,7 +232,9 @@ if json {
         "idle_wakeups_per_s": \(f(idleWakeups, 2)), "rss_mb": \(f(rss, 1)), "ticks_measured": \(lateUs.count), \
         "socket": {"round_trip_us": {"p50": \(f(percentile(rtts, 0.5))), "p99": \(f(percentile(rtts, 0.99)))}, \
         "command_to_write_us": {"p50": \(f(percentile(commandToWrite, 0.5))), "p99": \(f(percentile(commandToWrite, 0.99)))}, \
-        "requests_per_s": {"sequential": \(f(sequentialRate, 0)), "pipelined": \(f(pipelinedRate, 0))}}, \
+        "requests_per_s": {"sequential": \(f(sequentialRate, 0)), "pipelined": \(f(pipelinedRate, 0))}, \
+        "player_start_to_write_us": {"raw_socket": {"p50": \(f(percentile(startToWrite.raw, 0.5))), "p99": \(f(percentile(startToWrite.raw, 0.99)))}, \
+        "swift_corehaptics": {"p50": \(f(percentile(startToWrite.library, 0.5))), "p99": \(f(percentile(startToWrite.library, 0.99)))}}}, \
         "event_loop": {"constant_rumble": {"event": {"wakeups": \(cmp.constantEvent.wakeups), "writes": \(cmp.constantEvent.writes), "cpu_percent": \(f(cmp.constantEvent.cpuPercent, 3))}, \
         "fixed": {"wakeups": \(cmp.constantFixed.wakeups), "writes": \(cmp.constantFixed.writes), "cpu_percent": \(f(cmp.constantFixed.cpuPercent, 3))}, \
         "clock_nanosleep_floor": {"wakeups": \(cmp.floor.wakeups), "cpu_percent": \(f(cmp.floor.cpuPercent, 3))}}, \
@@ -253,6 +257,7 @@ if json {
     print("  RSS                \(f(rss, 1)) MB")
     print("  socket round trip  p50 \(f(percentile(rtts, 0.5))) µs   p99 \(f(percentile(rtts, 0.99))) µs")
     print("  command → write    p50 \(f(percentile(commandToWrite, 0.5))) µs   p99 \(f(percentile(commandToWrite, 0.99))) µs")
+    print("  player.start → write  raw socket p50 \(f(percentile(startToWrite.raw, 0.5))) µs p99 \(f(percentile(startToWrite.raw, 0.99))) µs; Swift CoreHaptics p50 \(f(percentile(startToWrite.library, 0.5))) µs p99 \(f(percentile(startToWrite.library, 0.99))) µs")
     print("  requests/s         one client: \(f(sequentialRate, 0)) sequential, \(f(pipelinedRate, 0)) pipelined (100 per write)")
     print("")
     print("event-driven loop vs fixed 4 ms tick vs bare clock_nanosleep loop at 4 ms")
