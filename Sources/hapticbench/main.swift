@@ -210,6 +210,9 @@ let startToWrite = try compareSwiftLibrary(socketPath: socketPath, client: clien
 server.stop()
 core.shutdown()
 
+// Voice-coil waveforms: 8 players at 48 kHz.
+let waveformCPU = waveformCost(players: 8, seconds: quick ? 2 : 10, patternDirectory: "config/patterns")
+
 // The event-driven loop against the fixed tick and the nanosleep floor.
 let patternDirectories = ["config/patterns", "../shared/ahap/apple-unityplugins"]
 let cmp = compareLoops(quick: quick, patternDirectories: patternDirectories)
@@ -244,7 +247,8 @@ if json {
         "onset_error_us": {"event": {"p50": \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetEvent, 0.99) * 1e6))}, \
         "fixed": {"p50": \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetFixed, 0.99) * 1e6))}, \
         "clock_nanosleep_floor_lateness": {"p50": \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.floor.lateness, 0.99) * 1e6))}}, \
-        "idle_wakeups": \(f(cmp.idleWakeups, 0)), "rss_mb": \(f(rssAfter, 1))}}
+        "idle_wakeups": \(f(cmp.idleWakeups, 0)), "rss_mb": \(f(rssAfter, 1))}, \
+        "waveform_cpu_percent_8_players_48khz": \(f(waveformCPU, 3))}
         """)
 } else {
     print("hapticbench (\(lateUs.count) ticks at 4 ms over \(f(latenessSeconds)) s, 8 players)")
@@ -258,6 +262,7 @@ if json {
     print("  socket round trip  p50 \(f(percentile(rtts, 0.5))) µs   p99 \(f(percentile(rtts, 0.99))) µs")
     print("  command → write    p50 \(f(percentile(commandToWrite, 0.5))) µs   p99 \(f(percentile(commandToWrite, 0.99))) µs")
     print("  player.start → write  raw socket p50 \(f(percentile(startToWrite.raw, 0.5))) µs p99 \(f(percentile(startToWrite.raw, 0.99))) µs; Swift CoreHaptics p50 \(f(percentile(startToWrite.library, 0.5))) µs p99 \(f(percentile(startToWrite.library, 0.99))) µs")
+    print("  waveforms          8 players at 48 kHz in 5 ms blocks: CPU \(f(waveformCPU, 3)) % of one core")
     print("  requests/s         one client: \(f(sequentialRate, 0)) sequential, \(f(pipelinedRate, 0)) pipelined (100 per write)")
     print("")
     print("event-driven loop vs fixed 4 ms tick vs bare clock_nanosleep loop at 4 ms")

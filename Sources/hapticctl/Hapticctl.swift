@@ -158,17 +158,19 @@ final class OutputStream {
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a pattern offline to motor magnitudes, as CSV or an SVG plot.",
-        discussion: "CSV rows are streamed: time,intensity,sharpness,strong,weak every --step from --from through --to (default: where the output falls silent). A render that would take more than --max-samples samples is refused with a message; narrow it with --from/--to or a larger --step.")
+        abstract: "Render a pattern offline to motor magnitudes, as CSV or an SVG plot, or to voice-coil waveforms as a WAV.",
+        discussion: "CSV rows are streamed: time,intensity,sharpness,strong,weak every --step from --from through --to (default: where the output falls silent). WAV: the left and right voice-coil actuators (a DualSense's) as 16-bit stereo at --sample-rate, routed by --locality (docs/rendering.md, Waveforms). A render that would take more than --max-samples samples is refused with a message; narrow it with --from/--to or a larger --step.")
 
-    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case csv, svg }
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case csv, svg, wav }
 
     @Argument(help: "An AHAP or .haptic file.") var file: String
     @Option(help: "Sampling step in seconds.") var step = 0.004
     @Option(help: "Start of the window, in seconds.") var from = 0.0
     @Option(help: "End of the window, in seconds (default: where the output falls silent).") var to: Double?
     @Option(help: "Most samples to take.") var maxSamples = Offline.defaultMaximumSamples
-    @Option(help: "csv or svg.") var format = OutputFormat.csv
+    @Option(help: "csv, svg or wav.") var format = OutputFormat.csv
+    @Option(help: "WAV sample rate in Hz (8000–192000).") var sampleRate = 48_000
+    @Option(help: "WAV: the locality whose actuators play (default, all, handles, leftHandle, rightHandle).") var locality = "default"
     @Option(help: "Width of the SVG plot in pixels.") var width = 960.0
     @OptionGroup var profileOption: ProfileOption
     @OptionGroup var fileLimits: FileLimits
@@ -182,6 +184,10 @@ struct Render: ParsableCommand {
         if let to { guard to.isFinite, to > from else { throw ValidationError("--to must be a time after --from") } }
         guard maxSamples > 0 else { throw ValidationError("--max-samples must be > 0") }
         guard width.isFinite, width >= 480, width <= 8000 else { throw ValidationError("--width must be between 480 and 8000") }
+        guard (8_000...192_000).contains(sampleRate) else { throw ValidationError("--sample-rate must be between 8000 and 192000") }
+        guard let l = Locality(rawValue: locality), l.actuatorGains != nil else {
+            throw ValidationError("--locality must be one of default, all, handles, leftHandle, rightHandle")
+        }
     }
 
     func run() throws {
@@ -204,6 +210,14 @@ struct Render: ParsableCommand {
                 let out = try OutputStream(path: output)
                 defer { out.close() }
                 out.write(text)
+            case .wav:
+                let l = Locality(rawValue: locality) ?? .default
+                _ = try Offline.wavFrames(compiled, window, sampleRate: sampleRate, locality: l)
+                let out = try OutputStream(path: output)
+                defer { out.close() }
+                try Offline.wav(compiled, window, sampleRate: sampleRate, locality: l) {
+                    out.handle.write(Data($0))
+                }
             }
         } catch let error as Offline.RenderError {
             printError("hapticctl: \(file): \(error)")

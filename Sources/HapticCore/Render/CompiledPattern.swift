@@ -175,10 +175,11 @@ public struct CompiledPattern: Sendable {
 
     /// Calls `body(contribution, sharpness)` for each event sounding at `offset`.
     func forEachContribution(
-        at offset: Double, external: ControlValues, includeSilent: Bool = false,
+        at offset: Double, external: ControlValues, includeSilent: Bool = false, continuousOnly: Bool = false,
         _ body: (Double, Double) -> Void
     ) {
         forEachCandidate(at: offset, external: external) { e, u, c in
+            if continuousOnly && e.isTransient { return }
             var intensity = e.intensity
             var sharpness = e.sharpness
             if e.envelope >= 0 {
