@@ -1,7 +1,8 @@
 /// One haptic (or audio) event of a pattern: Apple's `CHHapticEvent`.
-open class CHHapticEvent: NSObject, @unchecked Sendable {
-    // @unchecked Sendable, as a value object: its mutable properties are plain values that a program
-    // sets while it builds a pattern; a pattern copies them when it is made.
+///
+/// Not `Sendable`, as Apple's is not (a program may subclass it): a pattern copies what it needs of
+/// its events when it is made, so the event objects never cross threads inside this library.
+open class CHHapticEvent: NSObject {
 
     /// The kind of event (`HapticTransient`, `HapticContinuous`, `AudioContinuous`, `AudioCustom`).
     public struct EventType: Hashable, Equatable, RawRepresentable, Sendable {
@@ -85,8 +86,7 @@ open class CHHapticEvent: NSObject, @unchecked Sendable {
 }
 
 /// A value of one of an event's parameters: Apple's `CHHapticEventParameter`.
-open class CHHapticEventParameter: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: see `CHHapticEvent`.
+open class CHHapticEventParameter: NSObject {
     open private(set) var parameterID: CHHapticEvent.ParameterID
     open var value: Float
 
@@ -99,8 +99,7 @@ open class CHHapticEventParameter: NSObject, @unchecked Sendable {
 
 /// A value that changes every sounding event of a playing pattern from its time on: Apple's
 /// `CHHapticDynamicParameter`.
-open class CHHapticDynamicParameter: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: see `CHHapticEvent`.
+open class CHHapticDynamicParameter: NSObject {
 
     /// A dynamic parameter's identifier.
     public struct ID: Hashable, Equatable, RawRepresentable, Sendable {
@@ -136,12 +135,10 @@ open class CHHapticDynamicParameter: NSObject, @unchecked Sendable {
 }
 
 /// A dynamic parameter that follows a line through control points: Apple's `CHHapticParameterCurve`.
-open class CHHapticParameterCurve: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: see `CHHapticEvent`.
+open class CHHapticParameterCurve: NSObject {
 
     /// One point of a curve: Apple's `CHHapticParameterCurveControlPoint`.
-    open class ControlPoint: NSObject, @unchecked Sendable {
-        // @unchecked Sendable: see `CHHapticEvent`.
+    open class ControlPoint: NSObject {
         /// Seconds from the curve's own time.
         open var relativeTime: TimeInterval
         open var value: Float

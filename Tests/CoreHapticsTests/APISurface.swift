@@ -56,6 +56,14 @@ private final class HapticManager {
         _ = CHHapticEngine.FinishedAction(rawValue: 1)
     }
 
+    /// As Apple's HapticRicochet sample makes its engine.
+    func withAudioSession() throws {
+        try AVAudioSession.sharedInstance().setCategory(.playback, mode: .default, options: [.mixWithOthers])
+        try AVAudioSession.sharedInstance().setActive(true)
+        engine = try CHHapticEngine(audioSession: .sharedInstance())
+        engine = try CHHapticEngine(audioSession: nil)
+    }
+
     func concurrency() async throws {
         let engine = try CHHapticEngine()
         try await engine.start()
@@ -255,6 +263,10 @@ private final class HapticManager {
         Unmanaged<CHHapticEngine>.fromOpaque(enginePtr).release()
     }
 }
+
+// Apps subclass the pattern classes (for Decodable AHAP parsers, say).
+private final class DecodedEvent: CHHapticEvent {}
+private final class DecodedParameter: CHHapticEventParameter {}
 
 // MARK: game controllers
 
