@@ -68,8 +68,10 @@ public final class PadPipeline {
     /// for a command), which `nextWakeup(now:)` learns from.
     public func tick(sampleBefore: Bool = false, timer: Bool = false) -> Pacer.Write? {
         let now = engine.currentTime
+        catchUp()
         if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix(at: now - 1e-6)), at: now) }
         for (_, e) in engines { e.update() }
+        renderedAt = now
         let write = pacer.offer(scaled(mix(at: now)), at: now)
         if write != nil || !timer {
             idleWakes = 0
@@ -77,6 +79,44 @@ public final class PadPipeline {
             idleWakes += 1
         }
         return write
+    }
+
+    /// Breakpoints looked at per `tick()` at most (bounds its cost after a long sleep).
+    public static let maximumCatchUp = 64
+    /// Up to when the pacer has seen the output: the last render (`tick()`) or catch-up.
+    private var renderedAt: Double?
+
+    /// The breakpoints between the last render and `now` that no render saw — the loop slept through
+    /// them, waiting for the pacer's interval or woken late — go into the pacer's window: the output
+    /// just before each (the end of a segment: a ramp's top) and just after it (a pulse's start), the
+    /// engines advanced to it in turn. A pulse that began and ended while the pad could not be
+    /// written is then still written when it can be (`Pacer.passed`); a dense tick would have seen
+    /// it. At most `maximumCatchUp` breakpoints.
+    ///
+    /// `tick()` does this first; whoever changes an engine of the pad by a command must call it before
+    /// (the render loop does, when a command reaches the pad): the breakpoints before now belong to
+    /// the engines as they were, and a command applies at now.
+    public func catchUp() {
+        let now = engine.currentTime
+        defer { renderedAt = max(renderedAt ?? now, now) }
+        guard var t = renderedAt, t < now else { return }
+        func next(after t: Double) -> Double {
+            var change = engine.nextChange(at: t)
+            for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: t)) }
+            return change.time
+        }
+        for _ in 0..<Self.maximumCatchUp {
+            var b = next(after: t)
+            // A breakpoint at `t` itself (an element ending where the next begins) is `t`'s.
+            if b <= t { b = next(after: t + 1e-6) }
+            guard b.isFinite, b > t, b < now else { return }
+            if b - 1e-6 > t { pacer.passed(scaled(mix(at: b - 1e-6))) }
+            for (_, e) in engines { e.update(to: b) }
+            // Just after it, as the loop wakes 1 µs after a breakpoint: at its very instant an event
+            // may not have begun to sound.
+            if b + 1e-6 < now { pacer.passed(scaled(mix(at: b + 1e-6))) }
+            t = b
+        }
     }
 
     /// The pad's gain, then its ceiling.
