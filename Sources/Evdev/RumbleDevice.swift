@@ -100,7 +100,7 @@ public final class RumbleDevice {
     /// an update of the effect waits for its timer (the effect is then started but not yet playing:
     /// nothing is sent, and the pad keeps the old values); so zero magnitudes are uploaded to the
     /// stopped effect and played, which ff-memless sends at once. The effect then plays silence until
-    /// the next `set` updates it in place.
+    /// the next `set`, which updates it in place and — from rest — plays it again.
     public func refresh() throws(DeviceError) {
         try requireOpen(.play)
         if current.isZero {
