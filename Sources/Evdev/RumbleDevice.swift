@@ -43,7 +43,17 @@ public final class RumbleDevice {
     public var isOpen: Bool { fd >= 0 }
 
     /// Sets both motors. Non-zero: upload the effect (in place after the first time) and start it if it
-    /// was stopped. Zero: stop the effect (or, with `keepsEffectPlaying`, upload zero magnitudes to it).
+    /// was stopped — or if the motors were at rest (the effect playing the zeros of a settling re-send),
+    /// but not with `keepsEffectPlaying`. Zero: stop the effect (or, with `keepsEffectPlaying`, upload
+    /// zero magnitudes to it).
+    ///
+    /// Why a play from rest: ff-memless sends a play at once, but defers an in-place update of a playing
+    /// effect to its timer (the next jiffy; under load, later), and a stop that comes before that timer
+    /// only clears the effect: nothing is sent, and the update is lost. A short pulse — a value, then
+    /// its stop one pacing interval later — then never reached the pad (seen in the VM, issue 26: a
+    /// 10 ms pulse on the BigBen pad, written by hapticd, never reported). The play costs one more report
+    /// per onset (ff-memless sends a play again on its next tick); on hid-nintendo a play costs its 25 ms
+    /// link two ring slots, which its profile cannot afford, so there the update stays in place.
     public func set(_ m: MotorMagnitudes) throws(DeviceError) {
         try requireOpen(.upload)
         if m.isZero {
@@ -54,8 +64,9 @@ public final class RumbleDevice {
             try stop()
             return
         }
+        let fromRest = current.isZero
         try upload(m)
-        if !isPlaying {
+        if !isPlaying || (fromRest && !keepsEffectPlaying) {
             try writeEvent(code: UInt16(bitPattern: effectID!), value: 1, operation: .play)
             isPlaying = true
         }
@@ -89,7 +100,7 @@ public final class RumbleDevice {
     /// an update of the effect waits for its timer (the effect is then started but not yet playing:
     /// nothing is sent, and the pad keeps the old values); so zero magnitudes are uploaded to the
     /// stopped effect and played, which ff-memless sends at once. The effect then plays silence until
-    /// the next `set` updates it in place.
+    /// the next `set`, which updates it in place and — from rest — plays it again.
     public func refresh() throws(DeviceError) {
         try requireOpen(.play)
         if current.isZero {

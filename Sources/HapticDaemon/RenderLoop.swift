@@ -203,8 +203,14 @@ public final class RenderLoop: @unchecked Sendable {
         /// Every pad reached through here is marked, and only those get the render-and-pace pass
         /// after the body (`perform`).
         private func touch(_ id: PadID) -> RenderLoop.Pad? {
-            if !loop.touched.contains(id) { loop.touched.append(id) }
-            return loop.pads[id]
+            guard let pad = loop.pads[id] else { return nil }
+            if !loop.touched.contains(id) {
+                loop.touched.append(id)
+                // What the pad's output did since its last render goes to the pacer before the
+                // command changes it (issue 26: a pulse the loop slept through is not lost).
+                pad.pipeline.catchUp()
+            }
+            return pad
         }
         public func engine(_ id: PadID, _ locality: Locality = .default) -> HapticEngine? {
             touch(id)?.pipeline.engine(for: locality)

@@ -182,3 +182,46 @@ func compareLoops(quick: Bool, patternDirectories: [String]) -> LoopComparison {
     idle.shutdown()
     return c
 }
+
+/// Issue 26 §1: single `rumble` pulses of 10, 30 and 60 ms on every built-in profile, through the
+/// event-driven loop in real time, at varying phases of the profile's interval.
+struct PulseRow {
+    var profile: String
+    var interval: Double
+    var sent = 0
+    /// Pulses whose value was written within the pulse, one interval after it and 5 ms of scheduling.
+    var written = 0
+    /// The shortest time a pulse's value stayed on the pad before another value was written.
+    var shortestOnTime = Double.infinity
+}
+
+func pulseLosses(quick: Bool) -> [PulseRow] {
+    DeviceProfile.builtIn.map { profile in
+        let i = profile.minimumUpdateInterval
+        var pulses: [(at: Double, length: Double)] = []
+        var t = 0.02
+        for k in 0..<(quick ? 3 : 9) {
+            let d = [0.010, 0.030, 0.060][k % 3]
+            pulses.append((t, d))
+            // Apart enough to be single, at a phase that moves through the interval.
+            t += d + 2 * i + 0.02 + Double(k % 4) * i / 4
+        }
+        let (_, sink, start) = run(.event, profile: profile, ends: pulses.count) { engine in
+            for p in pulses {
+                try engine.start(engine.makeRumble(strong: 0.8, weak: 0.6, duration: p.length), at: .at(engine.currentTime + p.at))
+            }
+        }
+        let value = profile.quantize(MotorMagnitudes(strong: UInt16((0.8 * 65535).rounded()), weak: UInt16((0.6 * 65535).rounded())))
+        var row = PulseRow(profile: profile.name, interval: i)
+        for p in pulses {
+            row.sent += 1
+            let s = start + p.at
+            guard let k = sink.writes.firstIndex(where: { $0.time >= s - 0.0005 && $0.time <= s + p.length + i + 0.005 && $0.value == value }) else { continue }
+            row.written += 1
+            if let next = sink.writes[(k + 1)...].first(where: { $0.value != value }) {
+                row.shortestOnTime = min(row.shortestOnTime, next.time - sink.writes[k].time)
+            }
+        }
+        return row
+    }
+}

@@ -216,6 +216,7 @@ let waveformCPU = waveformCost(players: 8, seconds: quick ? 2 : 10, patternDirec
 // The event-driven loop against the fixed tick and the nanosleep floor.
 let patternDirectories = ["config/patterns", "../shared/ahap/apple-unityplugins"]
 let cmp = compareLoops(quick: quick, patternDirectories: patternDirectories)
+let pulses = pulseLosses(quick: quick)
 let rssAfter = rssMB()
 
 func ratio(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : f(Double(a) / Double(b), 2) }
@@ -248,6 +249,7 @@ if json {
         "fixed": {"p50": \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetFixed, 0.99) * 1e6))}, \
         "clock_nanosleep_floor_lateness": {"p50": \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.floor.lateness, 0.99) * 1e6))}}, \
         "idle_wakeups": \(f(cmp.idleWakeups, 0)), "rss_mb": \(f(rssAfter, 1))}, \
+        "pulses": [\(pulses.map { "{\"profile\": \"\($0.profile)\", \"interval_ms\": \(f($0.interval * 1000)), \"sent\": \($0.sent), \"written\": \($0.written), \"lost\": \($0.sent - $0.written), \"shortest_on_time_ms\": \($0.shortestOnTime.isFinite ? f($0.shortestOnTime * 1000) : "null")}" }.joined(separator: ", "))], \
         "waveform_cpu_percent_8_players_48khz": \(f(waveformCPU, 3))}
         """)
 } else {
@@ -278,5 +280,10 @@ if json {
     print("  per pattern        file: event wakeups/writes (ratio) | fixed wakeups/writes")
     for row in cmp.files {
         print("    \(row.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(row.event.wakeups)/\(row.event.writes) (\(ratio(row.event.wakeups, row.event.writes)))  |  \(row.fixed.wakeups)/\(row.fixed.writes)")
+    }
+    print("")
+    print("single rumble pulses of 10, 30, 60 ms (event loop): written / sent, lost, shortest on-time (the interval)")
+    for row in pulses {
+        print("    \(row.profile.padding(toLength: 22, withPad: " ", startingAt: 0)) \(row.written)/\(row.sent), lost \(row.sent - row.written), on-time ≥ \(row.shortestOnTime.isFinite ? f(row.shortestOnTime * 1000) : "-") ms (\(f(row.interval * 1000)) ms)")
     }
 }

@@ -81,7 +81,20 @@ import Testing
         _ pattern: HapticPattern, _ profile: DeviceProfile, until end: Double, extra: [Double], step: Double = 0.0001
     ) throws -> [(time: Double, value: MotorMagnitudes)] {
         let (clock, engine, pipe) = try player(pattern, profile)
+        // Every breakpoint, and the instant before it: where the pipeline catches up on what a loop
+        // slept through (`PadPipeline.tick()`), render takes those values too.
         var times = extra
+        let (walkClock, walk, _) = try player(pattern, profile)
+        var t = start
+        while t <= end {
+            var b = walk.nextChange(at: t).time
+            if b <= t { b = walk.nextChange(at: t + 1e-6).time }
+            guard b.isFinite, b > t else { break }
+            times += [b - 1e-6, b, b + 1e-6]
+            walkClock.now = min(b, end)
+            walk.update()
+            t = b
+        }
         var k = 0
         while start + Double(k) * step <= end {
             times.append(start + Double(k) * step)

@@ -88,7 +88,52 @@ let slowPad: DeviceProfile = {
         _ = pacer.offer(b, at: 0)
         #expect(pacer.offer(MotorMagnitudes(strong: 10000, weak: 500), at: 0.01) == nil, "lower on both motors")
         #expect(pacer.offer(.zero, at: 0.02) == nil)
-        #expect(pacer.offer(.zero, at: 0.06) == .set(.zero), "a stop is not delayed by the window's earlier values")
+        // Issue 26: the fall is a value the pad never had; the stop may not replace it. It goes out
+        // at the interval's end, the stop one interval later.
+        #expect(pacer.offer(.zero, at: 0.06) == .set(MotorMagnitudes(strong: 10000, weak: 500)), "the fall is not lost to the stop")
+        #expect(pacer.hasPendingOutput)
+        #expect(pacer.offer(.zero, at: 0.12) == .set(.zero), "then the stop")
+        // A stop is not delayed by values the pad already has, nor by values a newer one replaced.
+        _ = pacer.offer(b, at: 1)
+        #expect(pacer.offer(MotorMagnitudes(strong: 10000, weak: 500), at: 1.01) == nil)
+        #expect(pacer.offer(b, at: 1.02) == nil, "back to what the pad has")
+        #expect(pacer.offer(.zero, at: 1.03) == nil)
+        #expect(pacer.offer(.zero, at: 1.06) == .set(.zero), "the fall was superseded by a newer value the pad had")
+        _ = pacer.offer(b, at: 2)
+        #expect(pacer.offer(.zero, at: 2.01) == nil)
+        #expect(pacer.offer(.zero, at: 2.06) == .set(.zero), "nothing else came: the stop at the interval's end")
+    }
+
+    /// Issue 26: a non-zero value is superseded only by a newer non-zero one, per motor.
+    @Test func aValueIsSupersededOnlyByANewerNonZeroValue() {
+        var pacer = Pacer(profile: slowPad)
+        _ = pacer.offer(MotorMagnitudes(strong: 40000, weak: 40000), at: 0)
+        #expect(pacer.offer(MotorMagnitudes(strong: 30000, weak: 30000), at: 0.01) == nil)
+        #expect(pacer.offer(MotorMagnitudes(strong: 20000, weak: 0), at: 0.02) == nil, "the weak motor stops")
+        #expect(pacer.offer(MotorMagnitudes(strong: 10000, weak: 0), at: 0.03) == nil)
+        #expect(pacer.offer(.zero, at: 0.04) == nil)
+        // Strong: 30000 and 20000 were replaced by 10000, the newest. Weak: 30000 only by the zero.
+        #expect(pacer.offer(.zero, at: 0.06) == .set(MotorMagnitudes(strong: 10000, weak: 30000)))
+        #expect(pacer.offer(.zero, at: 0.12) == .set(.zero))
+        #expect(!pacer.hasPendingOutput && pacer.nextDeadline == nil)
+    }
+
+    /// Issue 26: a value that went by between two renders (`passed`) is written at the next write
+    /// opportunity and held there for one interval, even when the output is zero by then.
+    @Test func aValueThatWentByUnseenIsWrittenAndHeldOneInterval() {
+        for profile in DeviceProfile.builtIn {
+            var pacer = Pacer(profile: profile)
+            let i = profile.minimumUpdateInterval
+            _ = pacer.offer(MotorMagnitudes(strong: 0x8000, weak: 0x8000), at: -i)
+            #expect(pacer.offer(.zero, at: 0) == .set(.zero), "\(profile.name)")
+            let pulse = pacer.quantized(MotorMagnitudes(strong: 50000, weak: 30000))
+            pacer.passed(pulse)
+            #expect(pacer.hasPendingOutput, "\(profile.name)")
+            #expect(pacer.nextDeadline == i, "\(profile.name)")
+            #expect(pacer.offer(.zero, at: i) == .set(pulse), "\(profile.name): written at the interval's end")
+            #expect(pacer.offer(.zero, at: i * 1.5) == nil, "\(profile.name): held")
+            #expect(pacer.offer(.zero, at: 2 * i) == .set(.zero), "\(profile.name): for one interval")
+        }
     }
 
     @Test func padsThatStopOnTheirOwnAreRefreshed() {

@@ -423,6 +423,15 @@ public final class HapticEngine {
         for p in order where !p.controls.isEmpty { p.controls.prune(through: now) }
     }
 
+    /// Advances to `t` (no later than the clock's time), as `update()` does to now: due commands take
+    /// effect and players that ran out end, each at its own time. For looking at the output at a
+    /// breakpoint the loop slept through (`PadPipeline.tick()`), before it renders now.
+    public func update(to t: Double) {
+        let now = currentTime
+        guard t.isFinite else { return }
+        advance(to: min(t, now))
+    }
+
     /// The mix at `t` of every playing player, each scaled by its policy gain, and those with a
     /// priority below `duckBelow` also by `duck` (the pad's ducking: a higher-priority player plays).
     /// Pure: changes nothing.

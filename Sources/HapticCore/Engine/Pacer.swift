@@ -5,6 +5,11 @@
 /// - no write when the quantized value equals what the pad already has;
 /// - while a write must wait, the per-motor peak of everything offered is kept and written when the
 ///   interval is over, so a transient shorter than the interval is still felt;
+/// - nothing non-zero is lost: a non-zero value the pad has not carried is superseded only by a newer
+///   non-zero value, never by a zero. When the output has fallen to zero by the time the pad may be
+///   written, the newest non-zero value the window saw goes out first, and the zero an interval
+///   later. Whatever is written stays on the pad for at least one interval (the minimum on-time: a
+///   pulse shorter than the interval is felt for one interval, docs/rendering.md);
 /// - pads that stop on their own get the current value again every `refreshInterval`;
 /// - on profiles that `settle`, the last value of a burst is sent once more when the pad has had it
 ///   for one interval (repairs an update the kernel's ff-memless lost: docs/devices.md).
@@ -24,6 +29,9 @@ public struct Pacer: Sendable {
     private var windowPeak: MotorMagnitudes?
     /// The latest value offered.
     private var latest = MotorMagnitudes.zero
+    /// Per motor, the newest non-zero value offered since the window opened (0: none) — what the pad
+    /// is owed when the output has since fallen to zero, unless it already has it.
+    private var owed = MotorMagnitudes.zero
     /// When the last value written is to be sent once more (`DeviceProfile.settles`).
     public private(set) var settleTime: Double?
 
@@ -32,11 +40,14 @@ public struct Pacer: Sendable {
     /// Offers the mixed output at `now`; returns what to write now, if anything.
     ///
     /// At a write opportunity each motor gets the window's peak if that rose above what the pad has
-    /// (a transient it has not felt yet), otherwise the latest value (so falls and stops are not
-    /// delayed by a window).
+    /// (a transient it has not felt yet); otherwise, when the output is zero now, the newest non-zero
+    /// value of the window if the pad does not have it (a pulse or a ramp's last value the stop came
+    /// too soon after: it is not lost, the stop follows an interval later); otherwise the latest
+    /// value (so falls and new values are not delayed by a window).
     public mutating func offer(_ value: MotorMagnitudes, at now: Double) -> Write? {
         let q = quantized(value)
         latest = q
+        owed = Self.newest(owed, q)
         let peak = windowPeak?.peak(with: q) ?? q
         guard canWrite(at: now) else {
             windowPeak = peak
@@ -44,8 +55,9 @@ public struct Pacer: Sendable {
         }
         windowPeak = nil
         let out = MotorMagnitudes(
-            strong: peak.strong > written.strong ? peak.strong : q.strong,
-            weak: peak.weak > written.weak ? peak.weak : q.weak)
+            strong: Self.choose(peak: peak.strong, owed: owed.strong, latest: q.strong, written: written.strong),
+            weak: Self.choose(peak: peak.weak, owed: owed.weak, latest: q.weak, written: written.weak))
+        owed = .zero
         if out != written {
             written = out
             lastWriteTime = now
@@ -64,13 +76,37 @@ public struct Pacer: Sendable {
         return nil
     }
 
+    /// One motor at a write opportunity: the window's peak if the pad has not felt it; else, when the
+    /// output is zero now, the window's newest non-zero value if the pad does not have it; else the
+    /// latest value. (A lower value that followed a peak goes with the peak: the pad felt more than
+    /// it during its time.)
+    static func choose(peak: UInt16, owed: UInt16, latest: UInt16, written: UInt16) -> UInt16 {
+        if peak > written { return peak }
+        if latest == 0 && owed != 0 && owed != written { return owed }
+        return latest
+    }
+
+    /// Per motor, `b` where it is non-zero, else `a`.
+    static func newest(_ a: MotorMagnitudes, _ b: MotorMagnitudes) -> MotorMagnitudes {
+        MotorMagnitudes(strong: b.strong != 0 ? b.strong : a.strong, weak: b.weak != 0 ? b.weak : a.weak)
+    }
+
     /// Takes `value` into the peak of the current window without writing, when a write must wait at
     /// `now` (it went by while the pad could not be given anything). The event-driven loop offers the
     /// output just before a breakpoint this way: a dense tick would have offered it.
     public mutating func hold(_ value: MotorMagnitudes, at now: Double) {
         guard mustWait(at: now) else { return }
+        passed(value)
+    }
+
+    /// Takes `value` into the current window (its peak, and what the pad is owed) without writing: a
+    /// value the output took between two of the loop's renders (`PadPipeline.tick()` catches up on
+    /// the breakpoints it slept through). The next write opportunity writes it as if it had been
+    /// offered: a pulse that began and ended unseen is still felt.
+    public mutating func passed(_ value: MotorMagnitudes) {
         let q = quantized(value)
         windowPeak = windowPeak?.peak(with: q) ?? q
+        owed = Self.newest(owed, q)
     }
 
     /// What the pad will really play of `value` (the profile's quantization).
@@ -90,12 +126,14 @@ public struct Pacer: Sendable {
         lastWriteTime = nil
         windowPeak = nil
         latest = .zero
+        owed = .zero
         settleTime = nil
     }
 
     /// Whether something offered has not reached the pad yet: the loop keeps ticking until it has.
     public var hasPendingOutput: Bool {
         if latest != written { return true }
+        if owed.strong != 0 && owed.strong != written.strong || owed.weak != 0 && owed.weak != written.weak { return true }
         guard let peak = windowPeak else { return false }
         return peak.strong > written.strong || peak.weak > written.weak
     }

@@ -68,6 +68,7 @@ public final class PadPipeline {
     /// for a command), which `nextWakeup(now:)` learns from.
     public func tick(sampleBefore: Bool = false, timer: Bool = false) -> Pacer.Write? {
         let now = engine.currentTime
+        catchUp()
         if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix(at: now - 1e-6)), at: now) }
         for (_, e) in engines { e.update() }
         let write = pacer.offer(scaled(mix(at: now)), at: now)
@@ -77,6 +78,58 @@ public final class PadPipeline {
             idleWakes += 1
         }
         return write
+    }
+
+    /// Breakpoints looked at per `tick()` at most (bounds its cost after a long sleep).
+    public static let maximumCatchUp = 64
+    /// Up to when the pacer has seen the output: the last render (`tick()`) or catch-up.
+    private var renderedAt: Double?
+    /// Whether the last `nextWakeup(now:)` put the wake after a breakpoint (the pacer's interval, the
+    /// back-off): only then has the loop slept through something a render must catch up on. A loop
+    /// that wakes at every breakpoint, or ticks densely, never sets it and pays nothing.
+    private var sleptThrough = false
+
+    /// The breakpoints between the last render and `now` that no render saw — the loop slept through
+    /// them, waiting for the pacer's interval or woken late — go into the pacer's window: the output
+    /// just before each (the end of a segment: a ramp's top) and just after it (a pulse's start), the
+    /// engines advanced to it in turn. A pulse that began and ended while the pad could not be
+    /// written is then still written when it can be (`Pacer.passed`); a dense tick would have seen
+    /// it. At most `maximumCatchUp` breakpoints, and only where a motor's output is zero now (else a
+    /// newer non-zero value supersedes what went by, and the pacer's rule lets it).
+    ///
+    /// `tick()` does this first; whoever changes an engine of the pad by a command must call it before
+    /// (the render loop does, when a command reaches the pad): the breakpoints before now belong to
+    /// the engines as they were, and a command applies at now. Only after `nextWakeup(now:)` deferred
+    /// a breakpoint (the event-driven loop): a dense tick sees what it needs by itself.
+    public func catchUp() {
+        let now = engine.currentTime
+        defer {
+            renderedAt = max(renderedAt ?? now, now)
+            sleptThrough = false
+        }
+        guard sleptThrough, var t = renderedAt, t < now else { return }
+        // A value between renders is lost to the pacer only where the output is zero by now (a newer
+        // non-zero value supersedes it): with both motors running, the walk — a mix per breakpoint,
+        // dozens of them under a busy mix — is not needed.
+        let probe = scaled(mix(at: now))
+        guard probe.strong == 0 || probe.weak == 0 else { return }
+        func next(after t: Double) -> Double {
+            var change = engine.nextChange(at: t)
+            for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: t)) }
+            return change.time
+        }
+        for _ in 0..<Self.maximumCatchUp {
+            var b = next(after: t)
+            // A breakpoint at `t` itself (an element ending where the next begins) is `t`'s.
+            if b <= t { b = next(after: t + 1e-6) }
+            guard b.isFinite, b > t, b < now else { return }
+            if b - 1e-6 > t { pacer.passed(scaled(mix(at: b - 1e-6))) }
+            for (_, e) in engines { e.update(to: b) }
+            // Just after it, as the loop wakes 1 µs after a breakpoint: at its very instant an event
+            // may not have begun to sound.
+            if b + 1e-6 < now { pacer.passed(scaled(mix(at: b + 1e-6))) }
+            t = b
+        }
     }
 
     /// The pad's gain, then its ceiling.
@@ -93,8 +146,8 @@ public final class PadPipeline {
     /// Event-driven: when the loop must next run for this pad, seen right after a `tick()` at `now`.
     /// The engine's next breakpoint — but not before the pad can take a value (the pacer's next write
     /// opportunity): a change that falls while the pacer must wait is seen when it may write, and the
-    /// engine applies any command at its own time stamp all the same; the profile's pulses are never
-    /// shorter than its interval, so no transient ends unseen. Then the pacer's deadlines (output
+    /// engine applies any command at its own time stamp all the same, and the next `tick()` catches up
+    /// on the breakpoints slept through, so no pulse ends unseen. Then the pacer's deadlines (output
     /// waiting for the interval, a refresh), and — while a ramp plays — the first time the pad can
     /// take a value that differs from what it has. nil: not until a command arrives.
     ///
@@ -109,6 +162,7 @@ public final class PadPipeline {
         if idleWakes >= 2 { wake = max(wake, now + pacer.profile.minimumUpdateInterval) }
         if let d = pacer.nextDeadline { wake = min(wake, max(d, now)) }
         if change.ramping, let step = nextRampStep(now: now, before: wake) { wake = min(wake, step) }
+        sleptThrough = change.time < wake
         return wake.isFinite ? wake : nil
     }
 

@@ -98,16 +98,17 @@ do {
     check(entries.map(\.event) == ["UPLOAD", "PLAY", "UPLOAD"] && entries[2].fields["strong"] == "7000" && entries[2].fields["weak"] == "8000",
           "refresh uploads the current values again, in place, without a new play", "\(entries)")
     // Zero re-sent after a stop (ff-memless can drop a stop): zeros uploaded and played; the next value
-    // is then an update in place.
+    // is then an update in place and a play (issue 26: from rest, a play, which ff-memless sends at
+    // once — an update alone waits for its timer, and a stop before it loses the value).
     start = log.read().count
     try device.set(.zero)
     try device.refresh()
     try device.set(MotorMagnitudes(strong: 6000, weak: 5000))
-    entries = log.wait(from: start, count: 4)
-    check(entries.map(\.event) == ["PLAY", "UPLOAD", "PLAY", "UPLOAD"]
+    entries = log.wait(from: start, count: 5)
+    check(entries.map(\.event) == ["PLAY", "UPLOAD", "PLAY", "UPLOAD", "PLAY"]
             && entries[0].fields["value"] == "0" && entries[1].fields["strong"] == "0" && entries[1].fields["weak"] == "0"
-            && entries[2].fields["value"] == "1" && entries[3].fields["strong"] == "6000",
-          "zero re-sent after a stop: zeros uploaded and played; then an update in place", "\(entries)")
+            && entries[2].fields["value"] == "1" && entries[3].fields["strong"] == "6000" && entries[4].fields["value"] == "1",
+          "zero re-sent after a stop: zeros uploaded and played; then an update in place and a play (from rest)", "\(entries)")
     device.keepsEffectPlaying = true
     start = log.read().count
     try device.set(.zero)

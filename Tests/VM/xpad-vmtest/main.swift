@@ -328,11 +328,15 @@ struct Judgement {
     }
 }
 
-func judge(_ pad: Pad, trace: [TraceRow], reports: [Report]) -> Judgement {
+/// `atRest`: the pad's last report before these was zero (or it had none). Zero reports before the
+/// first other one then change nothing at the pad and are left out: ff-memless's timer, racing an
+/// in-place upload, sends the effect's old values — the zeros it played — just before hapticd's play
+/// from rest sends the new ones (docs/devices.md; before that play, issue 26, the race lost the value).
+func judge(_ pad: Pad, trace: [TraceRow], reports: [Report], atRest: Bool) -> Judgement {
     let expected = trace.filter { $0.device == pad.device }.map {
         Change(time: $0.time, strong: $0.strong >> pad.spec.shift, weak: $0.weak >> pad.spec.shift)
     }
-    let received = reports.map { Change(time: $0.time, strong: $0.strong, weak: $0.weak) }
+    let received = (atRest ? reports.drop { $0.isZero } : reports[...]).map { Change(time: $0.time, strong: $0.strong, weak: $0.weak) }
     return Judgement(expected: collapse(expected), received: collapse(received))
 }
 
@@ -454,7 +458,7 @@ struct Play {
     let m = measures[pad.spec.type]!
     let trace = Array(readTrace().dropFirst(p.traceMark)).filter { $0.device == pad.device }
     let got = reports(pad.log.read().dropFirst(p.logMark))
-    let j = judge(pad, trace: trace, reports: got)
+    let j = judge(pad, trace: trace, reports: got, atRest: reports(pad.log.read().prefix(p.logMark)).last?.isZero ?? true)
     let unquantized = trace.filter { UInt16($0.strong) != pad.quantization.apply(UInt16($0.strong)) || UInt16($0.weak) != pad.quantization.apply(UInt16($0.weak)) }
     check(unquantized.isEmpty, "\(pad.label) \(what): every traced value is on the \(pad.spec.profile) profile's \(pad.quantization.rawValue) grid",
           "\(unquantized.prefix(5))")
@@ -671,7 +675,8 @@ let steepRamp = HapticPattern(elements: [
     guard let plays = playOnAll(c, JSONObject(["pattern": AHAPWriter.json(steepRamp)]), "steep ramp") else { return }
     for p in plays {
         let trace = Array(readTrace().dropFirst(p.traceMark)).filter { $0.device == p.pad.device }
-        let j = judge(p.pad, trace: trace, reports: reports(p.pad.log.read().dropFirst(p.logMark)))
+        let j = judge(p.pad, trace: trace, reports: reports(p.pad.log.read().dropFirst(p.logMark)),
+                      atRest: reports(p.pad.log.read().prefix(p.logMark)).last?.isZero ?? true)
         let nonzero = j.received.filter { $0.strong != 0 || $0.weak != 0 }
         let rate = nonzero.count > 1 ? Double(nonzero.count - 1) / (nonzero.last!.time - nonzero.first!.time) : 0
         let lags = j.arrivals.filter { stall($0.written - 0.005, $0.reported) == nil }.map { $0.reported - $0.written }

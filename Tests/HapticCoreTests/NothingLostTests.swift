@@ -1,0 +1,232 @@
+import HapticCore
+import Testing
+
+/// Issue 26 §1, "nothing lost", on the manual clock: a non-zero value is never coalesced away in
+/// favour of a later value before the pad has carried it. A pulse shorter than the pad's interval is
+/// held for one interval (the minimum on-time); a ramp value is superseded only by a newer non-zero
+/// value. Every built-in profile; single pulses of 10, 30 and 60 ms and ramps of an update every 16 ms;
+/// both loops (event-driven as the render loop runs it, and the fixed 4 ms tick), with commands
+/// arriving as the daemon's socket delivers them.
+@Suite struct NothingLostTests {
+    static let pulses = [0.010, 0.030, 0.060]
+
+    /// Something that happens to the engine at a time: a command, as the daemon applies it.
+    struct Command {
+        var time: Double
+        var apply: (HapticEngine) throws -> Void
+    }
+
+    enum Loop: CaseIterable { case event, fixed }
+
+    /// Runs `commands` through a pad's pipeline as the render loop would: each command renders and
+    /// paces at once (`perform`), and between commands the loop wakes by itself — `event`: at
+    /// `nextWakeup(now:)` (+1 µs, as the loop arms it); `fixed`: every 4 ms from the start while
+    /// anything plays or waits. Returns every new value written, with its time.
+    static func run(_ profile: DeviceProfile, _ loop: Loop, _ commands: [Command], start: Double = 10) throws
+        -> [(time: Double, value: MotorMagnitudes)]
+    {
+        let clock = ManualClock(start)
+        let engine = HapticEngine(profile: profile, clock: clock)
+        engine.start()
+        let pipe = PadPipeline(engine: engine)
+        var writes: [(time: Double, value: MotorMagnitudes)] = []
+        func record(_ w: Pacer.Write?) { if case .set(let m)? = w { writes.append((clock.now, m)) } }
+        var pending = commands.sorted { $0.time < $1.time }
+        var k = 1
+        for _ in 0..<1_000_000 {
+            let wake: Double?
+            switch loop {
+            case .event: wake = pipe.nextWakeup(now: clock.now).map { $0 + 1e-6 }
+            case .fixed:
+                if pipe.needsTicks {
+                    while start + Double(k) * 0.004 <= clock.now { k += 1 }
+                    wake = start + Double(k) * 0.004
+                } else {
+                    wake = pipe.nextWakeup
+                }
+            }
+            if let c = pending.first, wake == nil || c.time <= wake! {
+                pending.removeFirst()
+                clock.now = max(clock.now, c.time)
+                pipe.catchUp()  // as the render loop does when a command reaches the pad
+                try c.apply(engine)
+                record(pipe.tick())
+            } else if let w = wake {
+                clock.now = max(clock.now, w)
+                record(pipe.tick(sampleBefore: loop == .event, timer: true))
+            } else {
+                break
+            }
+        }
+        return writes
+    }
+
+    /// A prime (a 1 ms rumble at `start`: the pacer writes it, then its zero, then — on settling
+    /// profiles — re-sends the zero) and, `delay` after it, the pulse under test: a window where the
+    /// pad is at rest and the pacer may be closed, at every phase of the interval.
+    static func delays(_ profile: DeviceProfile) -> [Double] {
+        let i = profile.minimumUpdateInterval
+        return (0..<16).map { i + Double($0) * i / 8 }
+    }
+
+    static let strong = 0.8, weak = 0.6
+    static var prime: Command { Command(time: 10) { e in try e.start(e.makeRumble(strong: 0.3, weak: 0.3, duration: 0.001)) } }
+
+    /// What the pacer makes of a rumble of `strong`/`weak` on `profile`.
+    static func value(_ profile: DeviceProfile) -> MotorMagnitudes {
+        profile.quantize(MotorMagnitudes(strong: UInt16((strong * 65535).rounded()), weak: UInt16((weak * 65535).rounded())))
+    }
+
+    /// The pulse `[s, s + d)` of value `v` reached the pad: the first write from `s` on that is not
+    /// zero is `v`, made within one interval (plus the loop's `slack`) of `s`; the zero that follows
+    /// comes no sooner than one interval after it (the minimum on-time) nor before the pulse's end;
+    /// the pad ends at rest. Returns what is wrong, or nil.
+    static func judge(
+        _ writes: [(time: Double, value: MotorMagnitudes)], pulse s: Double, length d: Double, value v: MotorMagnitudes,
+        _ profile: DeviceProfile, slack: Double
+    ) -> String? {
+        let i = profile.minimumUpdateInterval
+        guard let k = writes.firstIndex(where: { $0.time >= s - 1e-9 && !$0.value.isZero }) else {
+            return "never written (writes: \(writes.map { "\($0.time - s) \($0.value)" }))"
+        }
+        let w = writes[k]
+        if w.value != v { return "wrote \(w.value), not \(v), at +\(w.time - s)" }
+        if w.time > s + i + slack { return "written \(w.time - s) s after it began, more than an interval" }
+        guard k + 1 < writes.count, writes[k + 1].value.isZero else {
+            return "not followed by a stop (writes: \(writes.map { "\($0.time - s) \($0.value)" }))"
+        }
+        let held = writes[k + 1].time - w.time
+        if held < i - 2e-6 { return "held \(held) s, less than the \(i) s interval" }
+        if writes[k + 1].time < s + d - 2e-6 { return "stopped at +\(writes[k + 1].time - s), before its end" }
+        if writes.last?.value.isZero != true { return "the pad is left at \(writes.last!.value)" }
+        return nil
+    }
+
+    static func slack(_ loop: Loop) -> Double { loop == .event ? 1e-5 : 0.004 + 1e-5 }
+
+    /// A rumble that ends by its own duration (the loop wakes for its end).
+    @Test(arguments: DeviceProfile.builtIn)
+    func aRumblePulseEndingByItselfReachesThePad(profile: DeviceProfile) throws {
+        for loop in Loop.allCases {
+            for d in Self.pulses {
+                for delay in Self.delays(profile) {
+                    let s = 10 + delay
+                    let pulse = Command(time: s) { e in try e.start(e.makeRumble(strong: Self.strong, weak: Self.weak, duration: d)) }
+                    let writes = try Self.run(profile, loop, [Self.prime, pulse])
+                    if let wrong = Self.judge(writes, pulse: s, length: d, value: Self.value(profile), profile, slack: Self.slack(loop)) {
+                        Issue.record("\(profile.name), \(loop) loop, \(Int(d * 1000)) ms rumble \(delay) s after the prime: \(wrong)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A rumble stopped by a command (`rumble` 0/0: the player is destroyed), as a game stops it.
+    @Test(arguments: DeviceProfile.builtIn)
+    func aRumblePulseStoppedByACommandReachesThePad(profile: DeviceProfile) throws {
+        for loop in Loop.allCases {
+            for d in Self.pulses {
+                for delay in Self.delays(profile) {
+                    let s = 10 + delay
+                    nonisolated(unsafe) var id: PlayerID?
+                    let play = Command(time: s) { e in
+                        id = try e.makeRumble(strong: Self.strong, weak: Self.weak, duration: 5)
+                        try e.start(id!)
+                    }
+                    let stop = Command(time: s + d) { e in try e.destroyPlayer(id!) }
+                    let writes = try Self.run(profile, loop, [Self.prime, play, stop])
+                    if let wrong = Self.judge(writes, pulse: s, length: d, value: Self.value(profile), profile, slack: Self.slack(loop)) {
+                        Issue.record("\(profile.name), \(loop) loop, \(Int(d * 1000)) ms rumble stopped by a command \(delay) s after the prime: \(wrong)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A pulse inside a pattern: no command marks it, and it may begin and end while the loop sleeps
+    /// until the pacer's interval is over (it used to be lost there: the loop woke after it ended).
+    @Test(arguments: DeviceProfile.builtIn)
+    func aPatternsOwnPulseReachesThePadWhileTheLoopSleeps(profile: DeviceProfile) throws {
+        for loop in Loop.allCases {
+            for d in Self.pulses {
+                for delay in Self.delays(profile) {
+                    let pattern = HapticPattern(elements: [
+                        .event(.continuous(at: 0, duration: 0.001, intensity: 0.3, sharpness: 0)),
+                        .event(.continuous(at: delay, duration: d, intensity: 0.8, sharpness: 0)),
+                    ])
+                    // The pulse's value, as the pacer will quantize it: the render at its middle.
+                    let probe = HapticEngine(profile: profile, clock: ManualClock(10 + delay + d / 2))
+                    probe.start()
+                    try probe.start(probe.makePlayer(pattern), at: .at(10))
+                    let v = profile.quantize(probe.render())
+                    #expect(!v.isZero)
+                    let writes = try Self.run(profile, loop, [Command(time: 10) { e in try e.start(e.makePlayer(pattern)) }])
+                    if let wrong = Self.judge(writes, pulse: 10 + delay, length: d, value: v, profile, slack: Self.slack(loop)) {
+                        Issue.record("\(profile.name), \(loop) loop, \(Int(d * 1000)) ms pulse \(delay) s into a pattern: \(wrong)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A game's ramp: a new `rumble` every 16 ms (each replaces the one before), then 0/0. Every
+    /// write is a value of the ramp, in order; a value not written was replaced by the next before
+    /// the pacer could write anything (no write fell between the two commands); the last value is
+    /// written, before the stop. Where the interval is shorter than 16 ms, that is every value.
+    @Test(arguments: DeviceProfile.builtIn)
+    func aRampValueIsSupersededOnlyByANewerNonZeroValue(profile: DeviceProfile) throws {
+        let steps = 31
+        for loop in Loop.allCases {
+            for rising in [true, false] {
+                for phase in [0.0, 0.003, 0.0071, 0.0113] {
+                    let start = 10 + phase
+                    nonisolated(unsafe) var current: PlayerID?
+                    var commands: [Command] = []
+                    var values: [MotorMagnitudes] = []
+                    for k in 0..<steps {
+                        let x = 0.2 + 0.7 * Double(rising ? k : steps - 1 - k) / Double(steps - 1)
+                        let m = MotorMagnitudes(strong: UInt16((x * 65535).rounded()), weak: UInt16((x * 65535).rounded()))
+                        values.append(profile.quantize(m))
+                        commands.append(Command(time: start + Double(k) * 0.016) { e in
+                            if let id = current { try e.destroyPlayer(id) }
+                            current = try e.makeRumble(strong: x, weak: x, duration: 5)
+                            try e.start(current!)
+                        })
+                    }
+                    commands.append(Command(time: start + Double(steps) * 0.016) { e in
+                        if let id = current { try e.destroyPlayer(id) }
+                        current = nil
+                    })
+                    let writes = try Self.run(profile, loop, commands)
+                    let label = "\(profile.name), \(loop) loop, \(rising ? "rising" : "falling") ramp at +\(phase)"
+                    #expect(writes.last?.value.isZero == true, "\(label): ends at rest")
+                    // Every write but the final stop is a ramp value, in order.
+                    var index = 0
+                    for w in writes.dropLast() {
+                        guard let j = values[index...].firstIndex(of: w.value) else {
+                            Issue.record("\(label): wrote \(w.value) at +\(w.time - start), not the ramp's next values")
+                            break
+                        }
+                        index = j
+                    }
+                    var missed = 0
+                    for k in 0..<steps where k == 0 || values[k] != values[k - 1] {
+                        let from = commands[k].time
+                        let to = k + 1 < steps ? commands[k + 1].time : .infinity
+                        let written = writes.contains { $0.time >= from && $0.time < to + 1 && $0.value == values[k] }
+                        guard !written else { continue }
+                        missed += 1
+                        if k == steps - 1 {
+                            Issue.record("\(label): the last value was lost to the stop")
+                        } else if writes.contains(where: { $0.time >= from && $0.time < to }) {
+                            Issue.record("\(label): value \(k) was not written, though the pad was written before the next came")
+                        }
+                    }
+                    if profile.minimumUpdateInterval < 0.016 {
+                        #expect(missed == 0, "\(label): \(missed) values not written")
+                    }
+                }
+            }
+        }
+    }
+}
