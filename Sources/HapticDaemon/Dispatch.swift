@@ -28,6 +28,9 @@ protocol DaemonPlayerCommand: PlayerCommandRequest {
 }
 
 extension DaemonCore {
+    /// Every command's declaration as one line of JSON (`hapticd --dump-protocol`).
+    public static var protocolDump: String { JSONWriter.write(Declarations.json) }
+
     /// Runs one decoded command under the render loop's lock: who may send it (its declaration's
     /// permission), then its handler. A request that did not decode fails after the permission check,
     /// so that a client learns first that it may not send the command at all.

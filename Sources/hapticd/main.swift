@@ -14,6 +14,7 @@ struct Hapticd: AsyncParsableCommand {
 
     @Option(help: "Configuration file (TOML).") var config = DaemonConfig.defaultPath
     @Flag(help: "Check the configuration and exit: 0 when valid.") var checkConfig = false
+    @Flag(help: "Print the socket protocol's commands (arguments, effect, permission) as JSON and exit.") var dumpProtocol = false
     @Option(help: "Socket path (overrides socket.path).") var socket: String?
     @Option(help: "Use N simulated rumble pads instead of hardware (--simulate alone means 1).") var simulate: Int?
     @Flag(help: "With --simulate: read 'unplug N' and 'plug N' lines on standard input, which unplug and plug back simulated pad N (tests of hot-plug).")
@@ -40,6 +41,10 @@ struct Hapticd: AsyncParsableCommand {
     func run() async throws { try await serve() }
 
     func serve() async throws {
+        if dumpProtocol {
+            print(DaemonCore.protocolDump)
+            return
+        }
         if checkConfig {
             _ = try loadConfig()
             print("\(config): configuration OK")
