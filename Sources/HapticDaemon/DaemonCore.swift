@@ -42,6 +42,8 @@ public final class DaemonCore: @unchecked Sendable {
     private var nextPad = 0
     var library = PatternLibrary()
     let trace: TraceWriter?
+    /// Every request line and its outcome, when `HAPTICD_RECORD_REQUESTS` names a file.
+    let recorder: RequestRecorder?
     /// Called under the render loop's lock for every device write (benchmarks, tools); the loop's
     /// own event handler belongs to the core.
     var writeObserver: (@Sendable (PadID, Double, MotorMagnitudes) -> Void)?
@@ -59,11 +61,12 @@ public final class DaemonCore: @unchecked Sendable {
         loop.perform { _ in writeObserver = observer }
     }
 
-    public init(config: DaemonConfig, loop: RenderLoop, logger: Logger, trace: TraceWriter? = nil) {
+    public init(config: DaemonConfig, loop: RenderLoop, logger: Logger, trace: TraceWriter? = nil, recorder: RequestRecorder? = nil) {
         sharedConfig = NIOLockedValueBox(config)
         self.loop = loop
         self.logger = logger
         self.trace = trace
+        self.recorder = recorder
         loop.setEventHandler { [weak self] event in self?.loopEvent(event) }
         reloadLibrary()
     }
@@ -241,6 +244,7 @@ public final class DaemonCore: @unchecked Sendable {
                 }
             }
         }
+        recorder?.record(lines, replies)
         return replies
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Glibc
 import HapticCore
 import HapticDaemon
 import Logging
@@ -57,7 +58,8 @@ struct Hapticd: AsyncParsableCommand {
 
         let loop = RenderLoop(mode: settings.renderMode, period: settings.tickPeriod)
         let traceWriter = try trace.map { path in try TraceWriter(path: path) }
-        let core = DaemonCore(config: settings, loop: loop, logger: logger, trace: traceWriter)
+        let recorder = getenv("HAPTICD_RECORD_REQUESTS").flatMap { RequestRecorder(path: String(cString: $0)) }
+        let core = DaemonCore(config: settings, loop: loop, logger: logger, trace: traceWriter, recorder: recorder)
         nonisolated(unsafe) var devices: DeviceManager?  // set once before the service starts
         if let n = simulate {
             for i in 0..<n {
