@@ -151,23 +151,6 @@ public struct DaemonConfig: Equatable, Sendable {
     }
 }
 
-/// Who is on the other end of a connection (SO_PEERCRED, SO_PEERGROUPS).
-public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
-    public var pid: Int32
-    public var uid: UInt32
-    public var gid: UInt32
-    /// Supplementary groups.
-    public var groups: [UInt32]
-    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
-        self.groups = groups
-    }
-    public var allGroups: [UInt32] { [gid] + groups }
-    public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
-}
-
 /// Why a file could not be read.
 struct FileReadFailure: Error, CustomStringConvertible {
     var errno: Int32
