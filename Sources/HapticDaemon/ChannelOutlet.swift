@@ -29,13 +29,11 @@ final class ChannelOutlet: ClientOutlet {
 
     /// An event, from under the render loop's lock — possibly taken by this channel's own event loop
     /// thread, inside `RenderLoop.perform` (a request runs its command on its socket thread). So the
-    /// write is always a task of its own on the event loop, never done in place: done
-    /// in place, a write that fails (the peer is gone) closes the channel, and a write that drains the
-    /// output makes it writable again — and both run handler code at once (`channelInactive` →
+    /// write is always a task of its own on the event loop, never done in place: done in place, a
+    /// write that fails (the peer is gone) closes the channel, and a write that drains the output
+    /// makes it writable again — and both run handler code at once (`channelInactive` →
     /// `DaemonCore.disconnect`, `channelWritabilityChanged` → the next request) that calls `perform`
-    /// again on the thread that holds the render loop's lock — which trapped in libdispatch when the
-    /// loop was a serial queue ("dispatch_sync called on queue already owned by current thread"),
-    /// and would deadlock now. The soak test found it (docs/robustness.md).
+    /// again on the thread that holds the render loop's lock, a deadlock.
     func event(_ line: String) {
         guard take() else { return }
         channel.eventLoop.execute { [self] in

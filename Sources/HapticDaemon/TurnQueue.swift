@@ -8,12 +8,12 @@ import NIOPosix
 /// NIO runs an event loop's tasks until none is left before it looks at its sockets again, so a
 /// connection that queued its next turn as a task would be answered turn after turn — and so would
 /// every other busy connection — while the requests of everyone else waited in their sockets
-/// (docs/robustness.md §2). Here the next turns wait in a `FairShare`, and one byte through a pipe watched by the same event loop brings them back as an
-/// I/O event: a pass of the loop reads every socket that is ready, then spends at most `budget` on
-/// turns, the rest waiting for the next pass. Which turn goes next is the user's (uid's) who has had
-/// the least of the daemon's time, so that one user's hundreds of busy connections cost another
-/// user's quiet one about one turn, not a round of all of them (the soak test measured rounds of
-/// 3–10 ms with 1 000 clients, docs/robustness.md §2). While nothing waits a connection is answered
+/// (docs/robustness.md §2). Here the next turns wait in a `FairShare`, and one byte through a pipe
+/// watched by the same event loop brings them back as an I/O event: a pass of the loop reads every
+/// socket that is ready, then spends at most `budget` on turns, the rest waiting for the next pass.
+/// Which turn goes next is the user's (uid's) who has had the least of the daemon's time, so that one
+/// user's hundreds of busy connections cost another user's quiet one about one turn, not a round of
+/// all of them (docs/robustness.md §2). While nothing waits a connection is answered
 /// as soon as its bytes are read (`runNowIfNext`): no pipe round trip when the daemon is not busy.
 /// One per event loop; used only on it.
 final class TurnQueue {
