@@ -151,37 +151,6 @@ public struct DaemonConfig: Equatable, Sendable {
     }
 }
 
-/// Why a file could not be read.
-struct FileReadFailure: Error, CustomStringConvertible {
-    var errno: Int32
-    var description: String
-}
-
-/// A file's bytes, at most `limit` of them (more is an error), read with plain system calls.
-func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadFailure> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-        let e = errno
-        return .failure(FileReadFailure(errno: e, description: e == ENOENT ? "no such file" : String(cString: strerror(e))))
-    }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            let e = errno
-            return .failure(FileReadFailure(errno: e, description: String(cString: strerror(e))))
-        }
-        if n == 0 { return .success(bytes) }
-        bytes.append(contentsOf: chunk[..<n])
-        if bytes.count > limit {
-            return .failure(FileReadFailure(errno: EFBIG, description: "larger than \(limit) bytes"))
-        }
-    }
-}
-
 extension JSONValue {
     /// TOML as the JSON-like tree the rest of hapticd validates (dates become strings).
     static func from(_ value: any TOMLValueConvertible) -> JSONValue {
