@@ -29,17 +29,9 @@ public final class DaemonCore: @unchecked Sendable {
     private let sharedConfig: NIOLockedValueBox<DaemonConfig>
     public static let version = "0.5.0"
 
-    struct PadRecord {
-        var info: DeviceInfo
-        var profile: DeviceProfile
-        var simulated: Bool
-        var connected: Bool
-    }
-
     var clients = ClientRegistry()
     var players = PlayerRegistry()
-    var pads: [PadID: PadRecord] = [:]
-    private var nextPad = 0
+    var pads = PadRegistry()
     var library = PatternLibrary()
     let trace: TraceWriter?
     /// Every request line and its outcome, when `HAPTICD_RECORD_REQUESTS` names a file.
@@ -84,7 +76,8 @@ public final class DaemonCore: @unchecked Sendable {
     public func reload(_ newConfig: DaemonConfig) {
         loop.perform { access in
             config = newConfig
-            for (id, pad) in pads {
+            for id in pads.ids {
+                let pad = pads[id]!
                 access.pipeline(id)?.gain = newConfig.gain(for: pad.info.name, usbID: pad.info.usbID)
                 for (_, engine) in access.engines(id) { configure(engine, newConfig) }
             }
@@ -106,18 +99,8 @@ public final class DaemonCore: @unchecked Sendable {
     @discardableResult
     public func addPad(info: DeviceInfo, sink: any MotorSink, simulated: Bool) -> PadID {
         let profile = info.profile(in: config.profiles)
-        let (id, reattached): (PadID, Bool) = loop.perform { _ in
-            // A pad we knew (same identity) that comes back takes up its old engine: a reset.
-            if let (known, _) = pads.first(where: { !$0.value.connected && Self.sameDevice($0.value.info, info) }) {
-                pads[known]!.connected = true
-                pads[known]!.info = info
-                return (known, true)
-            }
-            let id = nextPad
-            nextPad += 1
-            pads[id] = PadRecord(info: info, profile: profile, simulated: simulated, connected: true)
-            return (id, false)
-        }
+        // A pad we knew that comes back takes up its old engine: a reset.
+        let (id, reattached) = loop.perform { _ in pads.attach(info, profile: profile, simulated: simulated) }
         if reattached {
             loop.reattachPad(id, sink: sink)
             logger.info("pad \(id) re-attached: \(info.name) (\(info.path))")
@@ -137,21 +120,11 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// The device at `path` is gone.
     public func removeDevice(path: String) {
-        let id: PadID? = loop.perform { _ in
-            guard let (id, _) = pads.first(where: { $0.value.info.path == path && $0.value.connected }) else { return nil }
-            pads[id]!.connected = false
-            return id
-        }
+        let id = loop.perform { _ in pads.detach(path: path) }
         guard let id else { return }
         loop.detachPad(id)
         logger.info("pad \(id) removed (\(path))")
         loop.perform { _ in broadcast(.deviceRemoved, padFields(id)) }
-    }
-
-    static func sameDevice(_ a: DeviceInfo, _ b: DeviceInfo) -> Bool {
-        guard a.vendor == b.vendor, a.product == b.product, a.bus == b.bus, a.name == b.name else { return false }
-        if let ua = a.uniq, let ub = b.uniq, !ua.isEmpty { return ua == ub }
-        return true
     }
 
     // MARK: clients
@@ -317,7 +290,7 @@ public final class DaemonCore: @unchecked Sendable {
         trace?.close()
     }
 
-    public func padIDs() -> [PadID] { loop.perform(ticking: false) { _ in pads.keys.sorted() } }
+    public func padIDs() -> [PadID] { loop.perform(ticking: false) { _ in pads.ids } }
 
     /// How many players and connections the daemon holds (tests, the soak test's checks).
     public func census() -> (clients: Int, players: Int) {

@@ -111,7 +111,7 @@ extension DaemonCore {
             }
             return d
         }
-        guard let first = pads.keys.sorted().first(where: { pads[$0]!.connected && access.hasDevice($0) }) else {
+        guard let first = pads.ids.first(where: { pads[$0]!.connected && access.hasDevice($0) }) else {
             throw ProtocolError(.notFound, "no rumble device is connected (hapticd --simulate gives simulated ones)")
         }
         return first

@@ -75,7 +75,7 @@ extension DaemonCore {
     /// Brings every pad and player in line with the policy: after a reload, `policy.set` or `hello`.
     func applyPolicy(_ access: RenderLoop.PadAccess) {
         let p = config.policy
-        for id in pads.keys {
+        for id in pads.ids {
             access.pipeline(id)?.duck = p.duck
             access.pipeline(id)?.maxStrength = p.maxStrength
         }

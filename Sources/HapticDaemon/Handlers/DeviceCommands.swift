@@ -6,7 +6,7 @@ import HapticProtocol
 
 extension DevicesRequest: DaemonCommand {
     func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        JSONObject(["devices": .array(core.pads.keys.sorted().map { .object(core.padFields($0, context.access)) })])
+        JSONObject(["devices": .array(core.pads.ids.map { .object(core.padFields($0, context.access)) })])
     }
 }
 

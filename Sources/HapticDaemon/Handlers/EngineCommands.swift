@@ -51,7 +51,7 @@ extension StopAllRequest: DaemonCommand {
         let client = context.client, access = context.access
         var stopped = 0
         if client.isAdmin {
-            for id in core.pads.keys.sorted() {
+            for id in core.pads.ids {
                 for (_, engine) in access.engines(id) {
                     for pid in engine.playerIDs where (try? engine.status(pid).phase) != .idle {
                         try? engine.stop(pid)
