@@ -36,7 +36,22 @@ MANDATE = $(shell date -u -d "@$$(dpkg-parsechangelog -STimestamp 2>/dev/null ||
 FUZZ_TIME ?= 3600
 SOAK_TIME ?= 600
 
-.PHONY: all build generated test fuzz soak install uninstall deb demo clean
+.PHONY: all build generated test fuzz soak install uninstall deb demo clean deps-build deps-lib deps-deb
+
+# The Debian packages each target builds with (debian/control's Build-Depends), installed when missing
+# (scripts/deps.sh: idempotent, apt-get through sudo when not root), so that a fresh Debian needs no
+# step by hand.
+BUILD_DEPS = libevdev-dev pkg-config
+LIB_DEPS = gcc libc6-dev make pkg-config libjansson-dev
+DEB_DEPS = dpkg-dev debhelper $(BUILD_DEPS) $(LIB_DEPS)
+deps-build:
+	@bash scripts/deps.sh $(BUILD_DEPS)
+deps-lib:
+	@bash scripts/deps.sh $(LIB_DEPS)
+deps-deb:
+	@bash scripts/deps.sh $(DEB_DEPS)
+build: deps-build
+deb: deps-deb
 
 all: build generated
 
@@ -133,6 +148,7 @@ all: libhapticd
 install: install-libhapticd
 uninstall: uninstall-libhapticd
 clean: clean-libhapticd
+libhapticd install-libhapticd: deps-lib
 libhapticd:
 	$(MAKE) -C clients/c PREFIX=$(PREFIX)
 install-libhapticd:

@@ -13,6 +13,7 @@ grep -q "Test run with .* passed" .build/test.log
 
 scripts/cli-test.sh
 clients/test.sh        # libhapticd and the Python package against the daemon
+scripts/bindings-test.sh  # hapticctl, libhapticd and the Python clients against the command declarations
 scripts/examples-test.sh  # examples/swift, iOS-style Core Haptics code, against the daemon
 scripts/vm-test.sh
 # 1 000 hostile and good clients against the release hapticd: no crash, bounded RSS, every motor

@@ -3,7 +3,7 @@ import HapticProtocol
 
 public typealias ClientID = Int
 
-/// Where a client's events go: the socket connection (`Connection.swift`), or a test's recorder.
+/// Where a client's events go: the socket connection (`ChannelOutlet`), or a test's recorder.
 /// Called under the render loop's lock; an implementation never blocks, and may drop events for a client
 /// that does not keep up — counted, and reported to it with an `events_dropped` notice.
 public protocol ClientOutlet: Sendable {

@@ -151,54 +151,6 @@ public struct DaemonConfig: Equatable, Sendable {
     }
 }
 
-/// Who is on the other end of a connection (SO_PEERCRED, SO_PEERGROUPS).
-public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
-    public var pid: Int32
-    public var uid: UInt32
-    public var gid: UInt32
-    /// Supplementary groups.
-    public var groups: [UInt32]
-    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
-        self.groups = groups
-    }
-    public var allGroups: [UInt32] { [gid] + groups }
-    public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
-}
-
-/// Why a file could not be read.
-struct FileReadFailure: Error, CustomStringConvertible {
-    var errno: Int32
-    var description: String
-}
-
-/// A file's bytes, at most `limit` of them (more is an error), read with plain system calls.
-func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadFailure> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-        let e = errno
-        return .failure(FileReadFailure(errno: e, description: e == ENOENT ? "no such file" : String(cString: strerror(e))))
-    }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            let e = errno
-            return .failure(FileReadFailure(errno: e, description: String(cString: strerror(e))))
-        }
-        if n == 0 { return .success(bytes) }
-        bytes.append(contentsOf: chunk[..<n])
-        if bytes.count > limit {
-            return .failure(FileReadFailure(errno: EFBIG, description: "larger than \(limit) bytes"))
-        }
-    }
-}
-
 extension JSONValue {
     /// TOML as the JSON-like tree the rest of hapticd validates (dates become strings).
     static func from(_ value: any TOMLValueConvertible) -> JSONValue {

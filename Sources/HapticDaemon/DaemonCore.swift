@@ -6,8 +6,9 @@ import NIOConcurrencyHelpers
 
 /// The daemon's state and its entry points: pads, clients, players, the pattern library, and the
 /// requests that act on them. The pieces live apart: `ClientRegistry` and `PlayerRegistry`
-/// (Clients.swift) keep who owns what and enforce the connection and player limits; `Commands.swift`
-/// executes each command; `Events.swift` turns engine and device events into client events.
+/// (Clients.swift) keep who owns what and enforce the connection and player limits; each command is
+/// declared in HapticProtocol (`Declarations`), dispatched by `Dispatch.swift` and handled by its
+/// family's file in Handlers/; `Events.swift` turns engine and device events into client events.
 ///
 /// `@unchecked Sendable`: every mutable property is touched only under the render loop's lock —
 /// inside `loop.perform`/`performSteps`, or in the loop's event handler, which runs under it.
@@ -27,22 +28,14 @@ public final class DaemonCore: @unchecked Sendable {
     }
     private let sharedConfig: NIOLockedValueBox<DaemonConfig>
     public static let version = "0.5.0"
-    /// Commands that change no engine: no render pass after them.
-    static let readOnly: Set<Command> = [.ping, .version, .devices, .patterns, .subscribe, .engineStatus, .capabilities, .policy]
-
-    struct PadRecord {
-        var info: DeviceInfo
-        var profile: DeviceProfile
-        var simulated: Bool
-        var connected: Bool
-    }
 
     var clients = ClientRegistry()
     var players = PlayerRegistry()
-    var pads: [PadID: PadRecord] = [:]
-    private var nextPad = 0
+    var pads = PadRegistry()
     var library = PatternLibrary()
     let trace: TraceWriter?
+    /// Every request line and its outcome, when `HAPTICD_RECORD_REQUESTS` names a file.
+    let recorder: RequestRecorder?
     /// Called under the render loop's lock for every device write (benchmarks, tools); the loop's
     /// own event handler belongs to the core.
     var writeObserver: (@Sendable (PadID, Double, MotorMagnitudes) -> Void)?
@@ -60,11 +53,12 @@ public final class DaemonCore: @unchecked Sendable {
         loop.perform { _ in writeObserver = observer }
     }
 
-    public init(config: DaemonConfig, loop: RenderLoop, logger: Logger, trace: TraceWriter? = nil) {
+    public init(config: DaemonConfig, loop: RenderLoop, logger: Logger, trace: TraceWriter? = nil, recorder: RequestRecorder? = nil) {
         sharedConfig = NIOLockedValueBox(config)
         self.loop = loop
         self.logger = logger
         self.trace = trace
+        self.recorder = recorder
         loop.setEventHandler { [weak self] event in self?.loopEvent(event) }
         reloadLibrary()
     }
@@ -82,7 +76,8 @@ public final class DaemonCore: @unchecked Sendable {
     public func reload(_ newConfig: DaemonConfig) {
         loop.perform { access in
             config = newConfig
-            for (id, pad) in pads {
+            for id in pads.ids {
+                let pad = pads[id]!
                 access.pipeline(id)?.gain = newConfig.gain(for: pad.info.name, usbID: pad.info.usbID)
                 for (_, engine) in access.engines(id) { configure(engine, newConfig) }
             }
@@ -104,18 +99,8 @@ public final class DaemonCore: @unchecked Sendable {
     @discardableResult
     public func addPad(info: DeviceInfo, sink: any MotorSink, simulated: Bool) -> PadID {
         let profile = info.profile(in: config.profiles)
-        let (id, reattached): (PadID, Bool) = loop.perform { _ in
-            // A pad we knew (same identity) that comes back takes up its old engine: a reset.
-            if let (known, _) = pads.first(where: { !$0.value.connected && Self.sameDevice($0.value.info, info) }) {
-                pads[known]!.connected = true
-                pads[known]!.info = info
-                return (known, true)
-            }
-            let id = nextPad
-            nextPad += 1
-            pads[id] = PadRecord(info: info, profile: profile, simulated: simulated, connected: true)
-            return (id, false)
-        }
+        // A pad we knew that comes back takes up its old engine: a reset.
+        let (id, reattached) = loop.perform { _ in pads.attach(info, profile: profile, simulated: simulated) }
         if reattached {
             loop.reattachPad(id, sink: sink)
             logger.info("pad \(id) re-attached: \(info.name) (\(info.path))")
@@ -135,21 +120,11 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// The device at `path` is gone.
     public func removeDevice(path: String) {
-        let id: PadID? = loop.perform { _ in
-            guard let (id, _) = pads.first(where: { $0.value.info.path == path && $0.value.connected }) else { return nil }
-            pads[id]!.connected = false
-            return id
-        }
+        let id = loop.perform { _ in pads.detach(path: path) }
         guard let id else { return }
         loop.detachPad(id)
         logger.info("pad \(id) removed (\(path))")
         loop.perform { _ in broadcast(.deviceRemoved, padFields(id)) }
-    }
-
-    static func sameDevice(_ a: DeviceInfo, _ b: DeviceInfo) -> Bool {
-        guard a.vendor == b.vendor, a.product == b.product, a.bus == b.bus, a.name == b.name else { return false }
-        if let ua = a.uniq, let ub = b.uniq, !ua.isEmpty { return ua == ub }
-        return true
     }
 
     // MARK: clients
@@ -204,13 +179,20 @@ public final class DaemonCore: @unchecked Sendable {
     }
 
     /// Handles a connection's turn of request lines, in order, and returns their reply lines.
-    /// Parsing (patterns included) and the replies' encoding happen here, on the calling socket
-    /// thread, and so do the answers that read nothing of the daemon's state (`ping`, `version`);
-    /// the other commands run under the render loop's lock, taken once for all of them
+    /// Parsing and decoding (patterns included) and the replies' encoding happen here, on the calling
+    /// socket thread, and so do the answers that read nothing of the daemon's state (`ping`,
+    /// `version`); the other commands run under the render loop's lock, taken once for all of them
     /// (`RenderLoop.performSteps`), each exactly as alone — its own render pass, its own device
-    /// errors. (No command changes what parsing reads: pattern limits change only on reload.)
+    /// errors. (No command changes what decoding reads: the limits change only on reload.)
     public func handle(lines: [String], from client: ClientID) -> [String] {
-        let prepared = lines.map(prepare)
+        // The configuration is read once per turn, and only for a turn with a command to decode.
+        var context: DecodingContext?
+        let prepared = lines.map { line in
+            prepare(line) {
+                if context == nil { context = decodingContext }
+                return context!
+            }
+        }
         var replies: [String] = []
         replies.reserveCapacity(lines.count)
         // The commands' outcomes, in order (the lines already answered have none).
@@ -218,8 +200,8 @@ public final class DaemonCore: @unchecked Sendable {
         if prepared.contains(where: { if case .command = $0 { true } else { false } }) {
             outcomes = loop.performSteps { steps in
                 prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
-                    guard case .command(let request, let command, let pattern) = p else { return nil }
-                    return run(command, request, pattern, client, &steps)
+                    guard case .command(let request, let declaration, let decoded) = p else { return nil }
+                    return run(declaration, request, decoded, client, &steps)
                 }
             }.makeIterator()
         }
@@ -235,55 +217,59 @@ public final class DaemonCore: @unchecked Sendable {
                 }
             }
         }
+        recorder?.record(lines, replies)
         return replies
     }
 
     static let pong = JSONObject(["pong": .bool(true)])
     static let versionResult = JSONObject(["version": .string(version), "protocol": .number(Double(protocolVersion))])
 
-    /// A request line made ready outside the render loop's lock: the command to run, or the reply already due.
+    /// A request line made ready outside the render loop's lock: the command to run with its request
+    /// decoded (or the error decoding it gave, reported after the permission check), or the reply
+    /// already due.
     private enum Prepared {
-        case command(Request, Command, HapticPattern?)
+        case command(Request, CommandDeclaration, Result<any CommandRequest, ProtocolError>)
         case reply(String)
     }
 
-    private func prepare(_ line: String) -> Prepared {
+    private func prepare(_ line: String, _ context: () -> DecodingContext) -> Prepared {
         let request: Request
         do {
             request = try Request.parse(line)
         } catch {
             return .reply(Reply.error(error.id, error.error))
         }
+        guard let command = Command(rawValue: request.command) else {
+            let known = Command.allCases.map(\.rawValue).joined(separator: ", ")
+            return .reply(Reply.error(request.id, ProtocolError(.unknownCommand, "unknown command \"\(request.command)\" (known: \(known))")))
+        }
+        // Answered here, on the socket thread: they read nothing of the daemon's state. A flood of
+        // pings then never takes the render lock that every other client's commands need
+        // (docs/robustness.md §2).
+        switch command {
+        case .ping: return .reply(Reply.ok(request.id, Self.pong))
+        case .version: return .reply(Reply.ok(request.id, Self.versionResult))
+        default: break
+        }
+        let type = Declarations.requestType(command)
         do throws(ProtocolError) {
-            guard let command = Command(rawValue: request.command) else {
-                let known = Command.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ProtocolError(.unknownCommand, "unknown command \"\(request.command)\" (known: \(known))")
-            }
-            // Answered here, on the socket thread: they read nothing of the daemon's state. A flood
-            // of pings (the soak test's floods) then never takes the render lock that every
-            // other client's commands need (docs/robustness.md §2).
-            switch command {
-            case .ping: return .reply(Reply.ok(request.id, Self.pong))
-            case .version: return .reply(Reply.ok(request.id, Self.versionResult))
-            default: break
-            }
-            // Patterns are parsed here, outside the render loop's lock.
-            return .command(request, command, try resolveInlinePattern(request, command))
+            return .command(request, type.declaration, .success(try type.decode(request, context: context())))
         } catch {
-            return .reply(Reply.error(request.id, error))
+            return .command(request, type.declaration, .failure(error))
         }
     }
 
     /// One command, under the render loop's lock.
     private func run(
-        _ command: Command, _ request: Request, _ pattern: HapticPattern?, _ client: ClientID, _ steps: inout RenderLoop.Steps
+        _ declaration: CommandDeclaration, _ request: Request, _ decoded: Result<any CommandRequest, ProtocolError>, _ client: ClientID,
+        _ steps: inout RenderLoop.Steps
     ) -> Result<JSONObject, ProtocolError> {
-        let changesEngines = !Self.readOnly.contains(command)
+        let changesEngines = declaration.effect == .changes
         do {
             commandDeviceErrors = []
             let result = try steps.perform(ticking: changesEngines) { access throws(ProtocolError) in
                 guard let c = clients[client] else { throw ProtocolError(.badRequest, "the connection is closing") }
-                return try execute(command, request, pattern, c, access)
+                return try dispatch(declaration, request, decoded, CommandContext(client: c, access: access))
             }
             // The first frame of a command is written right after it (inside `perform`); a device
             // that failed then fails the command.
@@ -298,34 +284,13 @@ public final class DaemonCore: @unchecked Sendable {
         }
     }
 
-    /// An inline `pattern`: AHAP or a Meta Haptics Studio `.haptic` clip, as `"format"` says
-    /// (`"auto"`, the default, tells them apart by their shape).
-    private func resolveInlinePattern(_ request: Request, _ command: Command) throws(ProtocolError) -> HapticPattern? {
-        guard command == .play || command == .playerCreate, let json = request.optional("pattern") else { return nil }
-        if request.optional("name") != nil { throw ProtocolError(.badRequest, "give \"pattern\" or \"name\", not both") }
-        var format = PatternFormat.auto
-        if let name = try request.string("format") {
-            guard let f = PatternFormat(rawValue: name) else {
-                throw ProtocolError(.badRequest, "unknown pattern format \"\(name)\" (\(PatternFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            format = f
-        }
-        do {
-            let loaded = try PatternLoader.load(json: json, format: format, limits: config.patternLimits)
-            return loaded.pattern
-        } catch {
-            let first = error.errors.first.map(\.description) ?? "invalid"
-            throw ProtocolError(.invalidPattern, "pattern: \(first)", details: error.errors.map(\.description))
-        }
-    }
-
     /// Stops every motor and closes every device (shutdown).
     public func shutdown() {
         loop.shutdown()
         trace?.close()
     }
 
-    public func padIDs() -> [PadID] { loop.perform(ticking: false) { _ in pads.keys.sorted() } }
+    public func padIDs() -> [PadID] { loop.perform(ticking: false) { _ in pads.ids } }
 
     /// How many players and connections the daemon holds (tests, the soak test's checks).
     public func census() -> (clients: Int, players: Int) {

@@ -50,10 +50,7 @@ extension DaemonCore {
             commandDeviceErrors.append("device \(pad): \(message)")
             // A device that failed but is still there is reopened (by `deviceRecovery`); re-attaching
             // it resets its engine. An unplugged one is left to hot-plug.
-            if !disconnected, let record = pads[pad], !record.simulated, record.connected {
-                pads[pad]!.connected = false
-                deviceRecovery?(record.info.path)
-            }
+            if !disconnected, let path = pads.failed(pad) { deviceRecovery?(path) }
         case .wrote(let pad, let time, let value):
             trace?.record(time: time, device: pad, value: value)
             writeObserver?(pad, time, value)

@@ -8,8 +8,8 @@ enum InboundLine: Equatable {
 
 /// Splits a byte stream into newline-terminated lines, in time linear in the bytes received: the
 /// scan for a newline resumes where the last one stopped, so each byte is examined once however the
-/// stream is chopped (a client adding one byte per millisecond to a line just under the limit used to
-/// cost a rescan of the whole line per byte). At most `maximum` bytes of a line are kept: a longer
+/// stream is chopped (so a client adding one byte at a time to a line just under the limit costs no
+/// rescan of the whole line per byte). At most `maximum` bytes of a line are kept: a longer
 /// line yields `.tooLong` once and is skipped up to its newline, and the stream goes on.
 struct LineFramer {
     let maximum: Int

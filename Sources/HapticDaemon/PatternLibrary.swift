@@ -42,7 +42,7 @@ public struct PatternLibrary: Sendable {
                     continue
                 }
                 let data: [UInt8]
-                switch readFile(path, limit: min(limits.maximumFileBytes, Int.max - 1) + 1) {
+                switch readFile(path, limit: min(limits.maximumFileBytes, Int.max - 1) + 1, truncating: true) {
                 case .success(let bytes): data = bytes
                 case .failure(let reason):
                     library.problems.append("\(path): cannot read the file: \(reason)")
@@ -65,28 +65,6 @@ public struct PatternLibrary: Sendable {
 
     public subscript(name: String) -> Entry? { entries[name] }
 
-    struct ReadFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// The file's bytes (at most `limit`), or the reason it could not be read.
-    fileprivate static func readFile(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(ReadFailure(description: String(cString: strerror(errno)))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count < limit {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadFailure(description: String(cString: strerror(errno))))
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[..<n])
-        }
-        return .success(bytes)
-    }
     public var names: [String] { entries.keys.sorted() }
 }
 

@@ -10,7 +10,7 @@ import HapticProtocol
 /// on Lofelt/Meta's per-player priority: while a higher-priority player plays on a pad, lower ones are
 /// ducked (scaled by `duck`; 0 mutes them). By default every app is alike and everything mixes.
 public struct PolicyConfig: Equatable, Sendable {
-    public enum Profile: String, Sendable, CaseIterable { case full, quiet, silent }
+    public typealias Profile = PolicyProfile
 
     public struct AppRule: Equatable, Sendable {
         /// The app id a client gives in `hello`, or its process name.
@@ -58,7 +58,7 @@ public struct PolicyConfig: Equatable, Sendable {
     }
 }
 
-/// The policy commands and the policy's hold on every player, under the render loop's lock.
+/// The policy's hold on every player, under the render loop's lock.
 extension DaemonCore {
     /// A client's app until it says otherwise: the peer's process name, else its user.
     static func defaultAppName(_ peer: PeerCredentials?) -> String {
@@ -72,69 +72,10 @@ extension DaemonCore {
         return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
     }
 
-    /// `hello`: the client names its app (an id such as `org.example.Game`).
-    func hello(_ r: Request, _ client: ClientRegistry.Client, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> JSONObject {
-        guard let app = try r.string("app") else { throw ProtocolError(.badRequest, "missing \"app\" (an app id such as \"org.example.Game\")") }
-        guard (1...128).contains(app.utf8.count), app.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
-            throw ProtocolError(.badRequest, "\"app\" is 1…128 printable characters without spaces")
-        }
-        if let rule = config.policy.rule(for: app), !rule.uids.isEmpty, !rule.uids.contains(client.peer?.uid ?? UInt32.max) {
-            throw ProtocolError(.permissionDenied, "the app id \"\(app)\" is reserved for users \(rule.uids.map(String.init).joined(separator: ", ")) (policy.app uids)")
-        }
-        clients.setApp(app, of: client.id)
-        applyPolicy(access)
-        var result = JSONObject(["app": .string(app), "client": .number(Double(client.id))])
-        if let peer = client.peer { result.append("uid", .number(Double(peer.uid))) }
-        result.append("process", .string(Self.defaultAppName(client.peer)))
-        result.append("policy", .object(policyFields(clients[client.id]!)))
-        return result
-    }
-
-    /// The effective policy for one client.
-    func policyFields(_ client: ClientRegistry.Client) -> JSONObject {
-        let p = config.policy
-        let rule = p.rule(for: client.app)
-        return JSONObject([
-            "profile": .string(p.profile.rawValue), "max_strength": .number(p.maxStrength), "duck": .number(p.duck),
-            "app": .object(JSONObject([
-                "id": .string(client.app), "configured": .bool(rule != nil), "enabled": .bool(rule?.enabled ?? true),
-                "gain": .number(rule?.gain ?? 1), "priority": .number(Double(rule?.priority ?? 0)),
-                "important_allowed": .bool(rule?.importantAllowed ?? false),
-                "heard_at": .number(p.gain(app: client.app, important: false)),
-            ])),
-        ])
-    }
-
-    /// `policy.set` (root and admins): the global profile, ceiling and ducking, until the next reload.
-    func setPolicy(_ r: Request, _ client: ClientRegistry.Client, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> JSONObject {
-        try requireAdmin(client, "policy.set changes what every client is heard at")
-        var p = config.policy
-        if let name = try r.string("profile") {
-            guard let profile = PolicyConfig.Profile(rawValue: name) else {
-                throw ProtocolError(.badRequest, "unknown profile \"\(name)\" (full, quiet, silent)")
-            }
-            p.profile = profile
-        }
-        if let x = try r.number("max_strength") {
-            guard (0...1).contains(x) else { throw ProtocolError(.badRequest, "\"max_strength\" must be within 0…1") }
-            p.maxStrength = x
-        }
-        if let x = try r.number("duck") {
-            guard (0...1).contains(x) else { throw ProtocolError(.badRequest, "\"duck\" must be within 0…1") }
-            p.duck = x
-        }
-        guard p != config.policy || r.optional("profile") != nil || r.optional("max_strength") != nil || r.optional("duck") != nil else {
-            throw ProtocolError(.badRequest, "policy.set needs at least one of profile, max_strength, duck")
-        }
-        config.policy = p
-        applyPolicy(access)
-        return policyFields(client)
-    }
-
     /// Brings every pad and player in line with the policy: after a reload, `policy.set` or `hello`.
     func applyPolicy(_ access: RenderLoop.PadAccess) {
         let p = config.policy
-        for id in pads.keys {
+        for id in pads.ids {
             access.pipeline(id)?.duck = p.duck
             access.pipeline(id)?.maxStrength = p.maxStrength
         }
@@ -153,12 +94,5 @@ extension DaemonCore {
         let p = config.policy
         try? engine.setPolicyGain(rec.local, p.gain(app: rec.app, important: rec.important))
         try? engine.setPriority(rec.local, p.priority(app: rec.app, requested: rec.requestedPriority))
-    }
-
-    /// The request's `priority`, if any, within −100…100.
-    func requestedPriority(_ r: Request) throws(ProtocolError) -> Int? {
-        guard let p = try r.integer("priority") else { return nil }
-        guard PolicyConfig.priorities.contains(p) else { throw ProtocolError(.badRequest, "\"priority\" must be within −100…100, not \(p)") }
-        return p
     }
 }

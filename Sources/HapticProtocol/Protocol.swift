@@ -127,25 +127,6 @@ public struct Request: Sendable {
         guard case .bool(let b) = v else { throw ProtocolError(.badRequest, "\"\(key)\" must be true or false, not \(v.kindName)") }
         return b
     }
-
-    /// `at`: a time on the engine clock (number), or absent / "now" for immediately; `after`: seconds
-    /// from now. At most one of them.
-    public func time(now: Double) throws(ProtocolError) -> HapticTime {
-        let after = try number("after")
-        if let v = optional("at") {
-            if after != nil { throw ProtocolError(.badRequest, "give \"at\" or \"after\", not both") }
-            if case .string("now") = v { return .immediately }
-            guard case .number(let t) = v, t.isFinite, t >= 0 else {
-                throw ProtocolError(.badRequest, "\"at\" must be a time on the engine clock (seconds ≥ 0) or \"now\"")
-            }
-            return .at(t)
-        }
-        if let after {
-            guard after >= 0 else { throw ProtocolError(.badRequest, "\"after\" must be ≥ 0") }
-            return after == 0 ? .immediately : .at(now + after)
-        }
-        return .immediately
-    }
 }
 
 /// A request line that could not be parsed, with the id to answer with.

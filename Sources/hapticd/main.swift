@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Glibc
 import HapticCore
 import HapticDaemon
 import Logging
@@ -14,6 +15,7 @@ struct Hapticd: AsyncParsableCommand {
 
     @Option(help: "Configuration file (TOML).") var config = DaemonConfig.defaultPath
     @Flag(help: "Check the configuration and exit: 0 when valid.") var checkConfig = false
+    @Flag(help: "Print the socket protocol's commands (arguments, effect, permission) as JSON and exit.") var dumpProtocol = false
     @Option(help: "Socket path (overrides socket.path).") var socket: String?
     @Option(help: "Use N simulated rumble pads instead of hardware (--simulate alone means 1).") var simulate: Int?
     @Flag(help: "With --simulate: read 'unplug N' and 'plug N' lines on standard input, which unplug and plug back simulated pad N (tests of hot-plug).")
@@ -40,6 +42,10 @@ struct Hapticd: AsyncParsableCommand {
     func run() async throws { try await serve() }
 
     func serve() async throws {
+        if dumpProtocol {
+            print(DaemonCore.protocolDump)
+            return
+        }
         if checkConfig {
             _ = try loadConfig()
             print("\(config): configuration OK")
@@ -52,7 +58,8 @@ struct Hapticd: AsyncParsableCommand {
 
         let loop = RenderLoop(mode: settings.renderMode, period: settings.tickPeriod)
         let traceWriter = try trace.map { path in try TraceWriter(path: path) }
-        let core = DaemonCore(config: settings, loop: loop, logger: logger, trace: traceWriter)
+        let recorder = getenv("HAPTICD_RECORD_REQUESTS").flatMap { RequestRecorder(path: String(cString: $0)) }
+        let core = DaemonCore(config: settings, loop: loop, logger: logger, trace: traceWriter, recorder: recorder)
         nonisolated(unsafe) var devices: DeviceManager?  // set once before the service starts
         if let n = simulate {
             for i in 0..<n {

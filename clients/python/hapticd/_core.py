@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -815,3 +816,165 @@ def engine_members(device: Optional[int], locality: Optional[str]) -> Dict[str, 
     if locality is not None:
         m["locality"] = locality
     return m
+
+
+# --------------------------------------------------------------------------------------------
+# What both clients send and how they read the replies: the synchronous and the asyncio client
+# differ only in how a request goes out and its reply comes back (``_request``).
+
+#: A request before it is sent: command, members (None values left out), pattern.
+Request = Tuple[str, Dict[str, Any], Optional[Pattern]]
+
+
+def result_of(reply: Mapping[str, Any], cmd: str, path: str) -> Dict[str, Any]:
+    """A reply's result object, or the error it carries raised."""
+    if reply.get("ok") is not True:
+        raise error_from_reply(reply, cmd, path)
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        raise ProtocolError(f"hapticd at {path} answered `{cmd}` without a result object")
+    return result
+
+
+def note_event(players: Iterable["PlayerCore"], e: Event) -> None:
+    """What an event says of the client's players: finished, or lost in an engine reset."""
+    if e.type == "player.finished":
+        for p in players:
+            if p.id == e.player:
+                p.status.state = "finished"
+    elif e.type == "engine.reset":
+        for p in players:
+            if p.status.device == e.device and p.status.locality == e.locality:
+                p.status.state = "invalid"
+
+
+def policy_set_request(profile: Optional[str], max_strength: Optional[float], duck: Optional[float]) -> Request:
+    members = {
+        "profile": profile,
+        "max_strength": None if max_strength is None else finite("max_strength", max_strength, 0, 1),
+        "duck": None if duck is None else finite("duck", duck, 0, 1),
+    }
+    return "policy.set", members, None
+
+
+class EngineCore:
+    """A pad and a locality (Core Haptics' CHHapticEngine, as GCController.haptics makes them).
+    ``priority`` (-100…100, None: the app's) goes with everything it plays. The requests its
+    methods send; ``Engine`` and ``AsyncEngine`` send them."""
+
+    def __init__(self, client: Any, device: Optional[int] = None, locality: Optional[str] = "default", priority: Optional[int] = None) -> None:
+        self.client = client
+        self.device = device
+        self.locality = locality
+        self.priority = check_priority(priority)
+        self._offset: Optional[float] = None
+
+    def _members(self, with_locality: bool = True) -> Dict[str, Any]:
+        return engine_members(self.device, self.locality if with_locality else None)
+
+    def _note_clock(self, result: Mapping[str, Any], key: str) -> None:
+        t = result.get(key)
+        if isinstance(t, (int, float)):
+            self._offset = float(t) - time.monotonic()
+
+    def _clock_now(self) -> float:
+        assert self._offset is not None
+        return time.monotonic() + self._offset
+
+    def _stopped(self, prepared: Mapping[str, Any]) -> Optional[EngineStoppedError]:
+        """The error ``start()`` raises when ``prepare`` found the engine stopped for good."""
+        if prepared.get("engine") != "stopped":
+            return None
+        return EngineStoppedError(
+            f"the engine of device {prepared.get('device')} ({self.locality}) is stopped and does not start on demand: "
+            "an admin must start it (hapticctl engine start), or set engine.idle_shutdown in hapticd.toml"
+        )
+
+    def _admin_request(self, action: str) -> Request:
+        if action not in ("start", "stop", "reset"):
+            raise ValueError("action is start, stop or reset")
+        return "engine." + action, self._members(), None
+
+    def _create_request(self, pattern: Union[Pattern, str], advanced: bool) -> Request:
+        return "player.create", {**self._members(), "advanced": advanced, "priority": self.priority}, coerce_pattern(pattern)
+
+    def _play_request(self, pattern: Union[Pattern, str], loop: bool, rate: float) -> Request:
+        pat = coerce_pattern(pattern)
+        finite("rate", rate)
+        members = {**self._members(), "loop": True if loop else None, "rate": float(rate) if rate != 1 else None, "priority": self.priority}
+        return "play", members, pat
+
+    def _feedback_request(self, type: str, style: Optional[str], intensity: Optional[float], important: bool) -> Request:
+        if intensity is not None:
+            finite("intensity", intensity, 0, 1)
+        members = {
+            **self._members(),
+            "type": type,
+            "style": style,
+            "intensity": intensity,
+            "important": True if important else None,
+            "priority": self.priority,
+        }
+        return "feedback", members, None
+
+    def _rumble_request(self, strong: float, weak: float, duration: float, delay: float) -> Request:
+        finite("strong", strong, 0, 1)
+        finite("weak", weak, 0, 1)
+        finite("delay", delay, 0)
+        members = {
+            **self._members(with_locality=False),
+            "strong": float(strong),
+            "weak": float(weak),
+            "duration": finite("duration", duration) if (strong or weak) else None,
+            "delay": float(delay) if delay else None,
+            "priority": self.priority,
+        }
+        return "rumble", members, None
+
+
+class PlayerCore:
+    """A player of a pattern (CHHapticAdvancedPatternPlayer). Times: ``at`` on the engine's clock
+    (``Engine.current_time()`` + seconds; 0: now) or ``after`` seconds from now. The members its
+    commands send; ``Player`` and ``AsyncPlayer`` send them."""
+
+    def __init__(self, client: Any, result: Mapping[str, Any]) -> None:
+        self.client = client
+        self.status = PlayerStatus()
+        self.status.update(result)
+        self.id = self.status.player
+        self._generation = client._generation
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id} {self.status.state} on device {self.status.device}>"
+
+    @property
+    def state(self) -> str:
+        """As of the last reply or event: idle, scheduled, playing, paused, finished, invalid."""
+        return self.status.state
+
+    def _check_generation(self) -> None:
+        if self._generation != self.client._generation:
+            raise PlayerInvalidatedError(f"player {self.id} was lost with the connection to hapticd: make it again after reconnect()")
+
+    def _forget(self) -> bool:
+        """Drops the player from its client; whether the daemon may still hold it."""
+        if self in self.client._players:
+            self.client._players.remove(self)
+        return self._generation == self.client._generation and self.client.connected
+
+    @staticmethod
+    def _set_members(loop: Optional[bool], loop_end: Optional[float], rate: Optional[float], muted: Optional[bool]) -> Dict[str, Any]:
+        return {
+            "loop": loop,
+            "loop_end": None if loop_end is None else finite("loop_end", loop_end, 0),
+            "rate": None if rate is None else finite("rate", rate),
+            "muted": muted,
+        }
+
+    @staticmethod
+    def _parameters_members(parameters: Optional[Mapping[str, Number]], values: Mapping[str, Number], at: Optional[float], after: Optional[float]) -> Dict[str, Any]:
+        return {"parameters": parameter_members(parameters, values), **time_members(at, after)}
+
+    @staticmethod
+    def _curve_members(parameter: str, points: Iterable[Tuple[Number, Number]], at: Optional[float], after: Optional[float]) -> Dict[str, Any]:
+        return {"parameter": parameter, "points": curve_points(points), **time_members(at, after)}

@@ -14,10 +14,14 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterable, List
 
 from ._core import (
     CONNECTION_LOST,
+    EngineCore,
+    PlayerCore,
+    note_event,
+    policy_set_request,
+    result_of,
     DEFAULT_EVENTS,
     DEFAULT_TIMEOUT,
     MAX_LINE,
-    EngineStoppedError,
     Event,
     EventQueue,
     HapticdError,
@@ -25,20 +29,14 @@ from ._core import (
     Number,
     Pattern,
     PlayerInvalidatedError,
-    PlayerStatus,
     ProtocolError,
     UnknownCommandError,
-    check_priority,
-    coerce_pattern,
-    curve_points,
     default_socket_path,
     encode,
     engine_members,
-    error_from_reply,
     finite,
     lost,
     not_running,
-    parameter_members,
     parse_line,
     permission_error,
     time_members,
@@ -205,14 +203,7 @@ class AsyncClient:
             await self._deliver(Event(CONNECTION_LOST))
 
     async def _deliver(self, e: Event) -> None:
-        if e.type == "player.finished":
-            for p in self._players:
-                if p.id == e.player:
-                    p.status.state = "finished"
-        elif e.type == "engine.reset":
-            for p in self._players:
-                if p.status.device == e.device and p.status.locality == e.locality:
-                    p.status.state = "invalid"
+        note_event(self._players, e)
         if self._callback is not None:
             r = self._callback(e)
             if asyncio.iscoroutine(r):
@@ -241,12 +232,7 @@ class AsyncClient:
             raise lost(self.path) from None
         finally:
             self._pending.pop(rid, None)
-        if reply.get("ok") is not True:
-            raise error_from_reply(reply, cmd, self.path)
-        result = reply.get("result")
-        if not isinstance(result, dict):
-            raise ProtocolError(f"hapticd at {self.path} answered `{cmd}` without a result object")
-        return result
+        return result_of(reply, cmd, self.path)
 
     async def request(self, cmd: str, **members: Any) -> Dict[str, Any]:
         """Any command: its result object."""
@@ -277,12 +263,7 @@ class AsyncClient:
         return await self._request("policy")
 
     async def policy_set(self, profile: Optional[str] = None, max_strength: Optional[float] = None, duck: Optional[float] = None) -> Dict[str, Any]:
-        members = {
-            "profile": profile,
-            "max_strength": None if max_strength is None else finite("max_strength", max_strength, 0, 1),
-            "duck": None if duck is None else finite("duck", duck, 0, 1),
-        }
-        return await self._request("policy.set", members)
+        return await self._request(*policy_set_request(profile, max_strength, duck))
 
     async def subscribe(self, events: Iterable[str]) -> List[str]:
         names = list(events)
@@ -374,23 +355,8 @@ class AsyncClient:
                 return e
 
 
-class AsyncEngine:
+class AsyncEngine(EngineCore):
     """As ``Engine``, for ``AsyncClient``."""
-
-    def __init__(self, client: AsyncClient, device: Optional[int] = None, locality: Optional[str] = "default", priority: Optional[int] = None) -> None:
-        self.client = client
-        self.device = device
-        self.locality = locality
-        self.priority = check_priority(priority)
-        self._offset: Optional[float] = None
-
-    def _members(self, with_locality: bool = True) -> Dict[str, Any]:
-        return engine_members(self.device, self.locality if with_locality else None)
-
-    def _note_clock(self, result: Mapping[str, Any], key: str) -> None:
-        t = result.get(key)
-        if isinstance(t, (int, float)):
-            self._offset = float(t) - time.monotonic()
 
     async def status(self) -> Dict[str, Any]:
         r = await self.client._request("engine.status", self._members())
@@ -400,16 +366,12 @@ class AsyncEngine:
     async def current_time(self) -> float:
         if self._offset is None:
             await self.status()
-        assert self._offset is not None
-        return time.monotonic() + self._offset
+        return self._clock_now()
 
     async def start(self) -> None:
-        r = await self.prepare()
-        if r.get("engine") == "stopped":
-            raise EngineStoppedError(
-                f"the engine of device {r.get('device')} ({self.locality}) is stopped and does not start on demand: "
-                "an admin must start it (hapticctl engine start), or set engine.idle_shutdown in hapticd.toml"
-            )
+        error = self._stopped(await self.prepare())
+        if error is not None:
+            raise error
 
     async def stop(self) -> None:
         for pid in (await self.status()).get("my_players", []):
@@ -425,77 +387,35 @@ class AsyncEngine:
         return r
 
     async def admin(self, action: str) -> Dict[str, Any]:
-        if action not in ("start", "stop", "reset"):
-            raise ValueError("action is start, stop or reset")
-        return await self.client._request("engine." + action, self._members())
+        return await self.client._request(*self._admin_request(action))
 
     async def capabilities(self) -> Dict[str, Any]:
         return await self.client.capabilities(self.device)
 
     async def make_player(self, pattern: Union[Pattern, str], advanced: bool = True) -> "AsyncPlayer":
-        pat = coerce_pattern(pattern)
-        r = await self.client._request("player.create", {**self._members(), "advanced": advanced, "priority": self.priority}, pat)
+        r = await self.client._request(*self._create_request(pattern, advanced))
         self._note_clock(r, "engine_time")
         p = AsyncPlayer(self.client, r)
         self.client._players.append(p)
         return p
 
     async def play(self, pattern: Union[Pattern, str], loop: bool = False, rate: float = 1.0) -> int:
-        pat = coerce_pattern(pattern)
-        finite("rate", rate)
-        members = {**self._members(), "loop": True if loop else None, "rate": float(rate) if rate != 1 else None, "priority": self.priority}
-        r = await self.client._request("play", members, pat)
+        r = await self.client._request(*self._play_request(pattern, loop, rate))
         self._note_clock(r, "engine_time")
         return int(r["player"])
 
     async def feedback(self, type: str, style: Optional[str] = None, intensity: Optional[float] = None, important: bool = False) -> int:
-        if intensity is not None:
-            finite("intensity", intensity, 0, 1)
-        members = {
-            **self._members(),
-            "type": type,
-            "style": style,
-            "intensity": intensity,
-            "important": True if important else None,
-            "priority": self.priority,
-        }
-        return int((await self.client._request("feedback", members))["player"])
+        return int((await self.client._request(*self._feedback_request(type, style, intensity, important)))["player"])
 
     async def rumble(self, strong: float, weak: float, duration: float, delay: float = 0) -> Dict[str, Any]:
-        finite("strong", strong, 0, 1)
-        finite("weak", weak, 0, 1)
-        finite("delay", delay, 0)
-        members = {
-            **self._members(with_locality=False),
-            "strong": float(strong),
-            "weak": float(weak),
-            "duration": finite("duration", duration) if (strong or weak) else None,
-            "delay": float(delay) if delay else None,
-            "priority": self.priority,
-        }
-        return await self.client._request("rumble", members)
+        return await self.client._request(*self._rumble_request(strong, weak, duration, delay))
 
 
-class AsyncPlayer:
+class AsyncPlayer(PlayerCore):
     """As ``Player``, for ``AsyncClient``."""
 
-    def __init__(self, client: AsyncClient, result: Mapping[str, Any]) -> None:
-        self.client = client
-        self.status = PlayerStatus()
-        self.status.update(result)
-        self.id = self.status.player
-        self._generation = client._generation
-
-    def __repr__(self) -> str:
-        return f"<AsyncPlayer {self.id} {self.status.state} on device {self.status.device}>"
-
-    @property
-    def state(self) -> str:
-        return self.status.state
-
     async def _cmd(self, cmd: str, members: Mapping[str, Any] = {}) -> "AsyncPlayer":
-        if self._generation != self.client._generation:
-            raise PlayerInvalidatedError(f"player {self.id} was lost with the connection to hapticd: make it again after reconnect()")
+        self._check_generation()
         try:
             r = await self.client._request(cmd, {**members, "player": self.id})
         except PlayerInvalidatedError:
@@ -525,28 +445,20 @@ class AsyncPlayer:
     async def set(
         self, loop: Optional[bool] = None, loop_end: Optional[float] = None, rate: Optional[float] = None, muted: Optional[bool] = None
     ) -> "AsyncPlayer":
-        members = {
-            "loop": loop,
-            "loop_end": None if loop_end is None else finite("loop_end", loop_end, 0),
-            "rate": None if rate is None else finite("rate", rate),
-            "muted": muted,
-        }
-        return await self._cmd("player.set", members)
+        return await self._cmd("player.set", self._set_members(loop, loop_end, rate, muted))
 
     async def send_parameters(
         self, parameters: Optional[Mapping[str, Number]] = None, at: Optional[float] = None, after: Optional[float] = None, **values: Number
     ) -> "AsyncPlayer":
-        return await self._cmd("player.send_parameters", {"parameters": parameter_members(parameters, values), **time_members(at, after)})
+        return await self._cmd("player.send_parameters", self._parameters_members(parameters, values, at, after))
 
     async def schedule_curve(
         self, parameter: str, points: Iterable[Tuple[Number, Number]], at: Optional[float] = None, after: Optional[float] = None
     ) -> "AsyncPlayer":
-        return await self._cmd("player.schedule_curve", {"parameter": parameter, "points": curve_points(points), **time_members(at, after)})
+        return await self._cmd("player.schedule_curve", self._curve_members(parameter, points, at, after))
 
     async def destroy(self) -> None:
-        if self in self.client._players:
-            self.client._players.remove(self)
-        if self._generation != self.client._generation or not self.client.connected:
+        if not self._forget():
             return
         try:
             await self._cmd("player.destroy")

@@ -16,6 +16,11 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 
 from ._core import (
     CONNECTION_LOST,
+    EngineCore,
+    PlayerCore,
+    note_event,
+    policy_set_request,
+    result_of,
     DEFAULT_EVENTS,
     DEFAULT_TIMEOUT,
     DisconnectedError,
@@ -27,20 +32,14 @@ from ._core import (
     Number,
     Pattern,
     PlayerInvalidatedError,
-    PlayerStatus,
     ProtocolError,
     UnknownCommandError,
-    check_priority,
-    coerce_pattern,
-    curve_points,
     default_socket_path,
     encode,
     engine_members,
-    error_from_reply,
     finite,
     lost,
     not_running,
-    parameter_members,
     parse_line,
     permission_error,
     time_members,
@@ -202,14 +201,7 @@ class Client:
             self._signalled = False
 
     def _enqueue(self, e: Event) -> None:
-        if e.type == "player.finished":
-            for p in self._players:
-                if p.id == e.player:
-                    p.status.state = "finished"
-        elif e.type == "engine.reset":
-            for p in self._players:
-                if p.status.device == e.device and p.status.locality == e.locality:
-                    p.status.state = "invalid"
+        note_event(self._players, e)
         self._queue.put(e)
         self._sync_wake()
 
@@ -277,12 +269,7 @@ class Client:
                     raise lost(self.path)
                 self._wait(select.POLLIN, deadline, cmd, "answer")
                 reply = self._read_some(rid)
-            if reply.get("ok") is not True:
-                raise error_from_reply(reply, cmd, self.path)
-            result = reply.get("result")
-            if not isinstance(result, dict):
-                raise ProtocolError(f"hapticd at {self.path} answered `{cmd}` without a result object")
-            return result
+            return result_of(reply, cmd, self.path)
 
     def _wait(self, events: int, deadline: float, cmd: str, verb: str) -> None:
         assert self._sock is not None
@@ -334,12 +321,7 @@ class Client:
     def policy_set(self, profile: Optional[str] = None, max_strength: Optional[float] = None, duck: Optional[float] = None) -> Dict[str, Any]:
         """``policy.set`` (root and admins): the global profile (full, quiet, silent), ceiling and
         ducking until the daemon reloads; the policy after."""
-        members = {
-            "profile": profile,
-            "max_strength": None if max_strength is None else finite("max_strength", max_strength, 0, 1),
-            "duck": None if duck is None else finite("duck", duck, 0, 1),
-        }
-        return self._request("policy.set", members)
+        return self._request(*policy_set_request(profile, max_strength, duck))
 
     def subscribe(self, events: Iterable[str]) -> List[str]:
         """Which events the daemon sends (names from ``hapticd.EVENTS``)."""
@@ -474,24 +456,8 @@ class Client:
         return handed
 
 
-class Engine:
-    """A pad and a locality (Core Haptics' CHHapticEngine, as GCController.haptics makes them).
-    ``priority`` (-100…100, None: the app's) goes with everything it plays."""
-
-    def __init__(self, client: Client, device: Optional[int] = None, locality: Optional[str] = "default", priority: Optional[int] = None) -> None:
-        self.client = client
-        self.device = device
-        self.locality = locality
-        self.priority = check_priority(priority)
-        self._offset: Optional[float] = None
-
-    def _members(self, with_locality: bool = True) -> Dict[str, Any]:
-        return engine_members(self.device, self.locality if with_locality else None)
-
-    def _note_clock(self, result: Mapping[str, Any], key: str) -> None:
-        t = result.get(key)
-        if isinstance(t, (int, float)):
-            self._offset = float(t) - time.monotonic()
+class Engine(EngineCore):
+    __doc__ = EngineCore.__doc__
 
     def status(self) -> Dict[str, Any]:
         """``engine.status``: running, current_time, playing, players, my_players, …"""
@@ -503,20 +469,14 @@ class Engine:
         """The engine's clock now, estimated from the last reply (a request the first time)."""
         if self._offset is None:
             self.status()
-        assert self._offset is not None
-        return time.monotonic() + self._offset
+        return self._clock_now()
 
     def start(self) -> None:
         """Core Haptics' start(): readies the engine for this app (``prepare``);
         ``EngineStoppedError`` if an admin stopped it."""
-        r = self.prepare()
-        if r.get("engine") == "stopped":
-            from ._core import EngineStoppedError
-
-            raise EngineStoppedError(
-                f"the engine of device {r.get('device')} ({self.locality}) is stopped and does not start on demand: "
-                "an admin must start it (hapticctl engine start), or set engine.idle_shutdown in hapticd.toml"
-            )
+        error = self._stopped(self.prepare())
+        if error is not None:
+            raise error
 
     def stop(self) -> None:
         """Core Haptics' stop(): stops this connection's players on the engine."""
@@ -535,17 +495,14 @@ class Engine:
 
     def admin(self, action: str) -> Dict[str, Any]:
         """``engine.start``, ``engine.stop`` or ``engine.reset`` for every client: root and admins."""
-        if action not in ("start", "stop", "reset"):
-            raise ValueError("action is start, stop or reset")
-        return self.client._request("engine." + action, self._members())
+        return self.client._request(*self._admin_request(action))
 
     def capabilities(self) -> Dict[str, Any]:
         return self.client.capabilities(self.device)
 
     def make_player(self, pattern: Union[Pattern, str], advanced: bool = True) -> "Player":
         """makeAdvancedPlayer(with:) (or makePlayer(with:) with ``advanced=False``)."""
-        pat = coerce_pattern(pattern)
-        r = self.client._request("player.create", {**self._members(), "advanced": advanced, "priority": self.priority}, pat)
+        r = self.client._request(*self._create_request(pattern, advanced))
         self._note_clock(r, "engine_time")
         p = Player(self.client, r)
         self.client._players.append(p)
@@ -553,63 +510,22 @@ class Engine:
 
     def play(self, pattern: Union[Pattern, str], loop: bool = False, rate: float = 1.0) -> int:
         """CHHapticEngine.playPattern: a one-shot player; returns its number (for events)."""
-        pat = coerce_pattern(pattern)
-        finite("rate", rate)
-        members = {**self._members(), "loop": True if loop else None, "rate": float(rate) if rate != 1 else None, "priority": self.priority}
-        r = self.client._request("play", members, pat)
+        r = self.client._request(*self._play_request(pattern, loop, rate))
         self._note_clock(r, "engine_time")
         return int(r["player"])
 
     def feedback(self, type: str, style: Optional[str] = None, intensity: Optional[float] = None, important: bool = False) -> int:
-        if intensity is not None:
-            finite("intensity", intensity, 0, 1)
-        members = {
-            **self._members(),
-            "type": type,
-            "style": style,
-            "intensity": intensity,
-            "important": True if important else None,
-            "priority": self.priority,
-        }
-        return int(self.client._request("feedback", members)["player"])
+        return int(self.client._request(*self._feedback_request(type, style, intensity, important))["player"])
 
     def rumble(self, strong: float, weak: float, duration: float, delay: float = 0) -> Dict[str, Any]:
-        finite("strong", strong, 0, 1)
-        finite("weak", weak, 0, 1)
-        finite("delay", delay, 0)
-        members = {
-            **self._members(with_locality=False),
-            "strong": float(strong),
-            "weak": float(weak),
-            "duration": finite("duration", duration) if (strong or weak) else None,
-            "delay": float(delay) if delay else None,
-            "priority": self.priority,
-        }
-        return self.client._request("rumble", members)
+        return self.client._request(*self._rumble_request(strong, weak, duration, delay))
 
 
-class Player:
-    """A player of a pattern (CHHapticAdvancedPatternPlayer). Times: ``at`` on the engine's clock
-    (``Engine.current_time()`` + seconds; 0: now) or ``after`` seconds from now."""
-
-    def __init__(self, client: Client, result: Mapping[str, Any]) -> None:
-        self.client = client
-        self.status = PlayerStatus()
-        self.status.update(result)
-        self.id = self.status.player
-        self._generation = client._generation
-
-    def __repr__(self) -> str:
-        return f"<Player {self.id} {self.status.state} on device {self.status.device}>"
-
-    @property
-    def state(self) -> str:
-        """As of the last reply or event: idle, scheduled, playing, paused, finished, invalid."""
-        return self.status.state
+class Player(PlayerCore):
+    __doc__ = PlayerCore.__doc__
 
     def _cmd(self, cmd: str, members: Mapping[str, Any] = {}) -> "Player":
-        if self._generation != self.client._generation:
-            raise PlayerInvalidatedError(f"player {self.id} was lost with the connection to hapticd: make it again after reconnect()")
+        self._check_generation()
         try:
             r = self.client._request(cmd, {**members, "player": self.id})
         except PlayerInvalidatedError:
@@ -639,28 +555,20 @@ class Player:
 
     def set(self, loop: Optional[bool] = None, loop_end: Optional[float] = None, rate: Optional[float] = None, muted: Optional[bool] = None) -> "Player":
         """Any of loop, loop_end (0: the pattern's end), rate (> 0), muted."""
-        members = {
-            "loop": loop,
-            "loop_end": None if loop_end is None else finite("loop_end", loop_end, 0),
-            "rate": None if rate is None else finite("rate", rate),
-            "muted": muted,
-        }
-        return self._cmd("player.set", members)
+        return self._cmd("player.set", self._set_members(loop, loop_end, rate, muted))
 
     def send_parameters(self, parameters: Optional[Mapping[str, Number]] = None, at: Optional[float] = None, after: Optional[float] = None, **values: Number) -> "Player":
         """``send_parameters(intensity=0.5, sharpness=-0.2)``: intensity 0…1 multiplies; sharpness,
         attack, decay, release −1…1 add."""
-        return self._cmd("player.send_parameters", {"parameters": parameter_members(parameters, values), **time_members(at, after)})
+        return self._cmd("player.send_parameters", self._parameters_members(parameters, values, at, after))
 
     def schedule_curve(self, parameter: str, points: Iterable[Tuple[Number, Number]], at: Optional[float] = None, after: Optional[float] = None) -> "Player":
         """A parameter curve: ``[(time, value), …]`` from its start, 1…16 points, in order."""
-        return self._cmd("player.schedule_curve", {"parameter": parameter, "points": curve_points(points), **time_members(at, after)})
+        return self._cmd("player.schedule_curve", self._curve_members(parameter, points, at, after))
 
     def destroy(self) -> None:
         """Destroys the player in the daemon (if still there)."""
-        if self in self.client._players:
-            self.client._players.remove(self)
-        if self._generation != self.client._generation or not self.client.connected:
+        if not self._forget():
             return
         try:
             self._cmd("player.destroy")

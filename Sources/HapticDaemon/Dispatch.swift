@@ -1,0 +1,144 @@
+import HapticCore
+import HapticProtocol
+
+/// What a command's handler gets besides its decoded request: the connection that sent it and the
+/// pads, under the render loop's lock.
+struct CommandContext {
+    let client: ClientRegistry.Client
+    let access: RenderLoop.PadAccess
+}
+
+/// The player an `owner` command acts on, its ownership checked (and an orphan adopted).
+struct OwnedPlayer {
+    let id: Int
+    let record: PlayerRegistry.Record
+    let engine: HapticEngine
+}
+
+/// A command the daemon runs: a function from its decoded request and the daemon's state to the
+/// reply's result. Handlers live by family in Handlers/; none parses JSON, checks who may send it or
+/// formats an error reply (`DaemonCore.dispatch` does).
+protocol DaemonCommand: CommandRequest {
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject
+}
+
+/// A command on one player (`permission: .owner`): it runs on the player its sender may act on.
+protocol DaemonPlayerCommand: PlayerCommandRequest {
+    func run(_ core: DaemonCore, _ player: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject
+}
+
+extension DaemonCore {
+    /// Every command's declaration as one line of JSON (`hapticd --dump-protocol`).
+    public static var protocolDump: String { JSONWriter.write(Declarations.json) }
+
+    /// Runs one decoded command under the render loop's lock: who may send it (its declaration's
+    /// permission), then its handler. A request that did not decode fails after the permission check,
+    /// so that a client learns first that it may not send the command at all.
+    func dispatch(
+        _ declaration: CommandDeclaration, _ request: Request, _ decoded: Result<any CommandRequest, ProtocolError>,
+        _ context: CommandContext
+    ) throws(ProtocolError) -> JSONObject {
+        switch declaration.permission {
+        case .anyone:
+            break
+        case .admin(let reason):
+            guard context.client.isAdmin else {
+                throw ProtocolError(.permissionDenied, "\(declaration.name) \(reason): it needs root or an admin (clients.admin_uids, clients.admin_gids)")
+            }
+        case .owner:
+            let id = try Arguments(request, declared: declaration.arguments).required(Args.player)
+            let player = try ownedPlayer(id, context)
+            guard let command = try decoded.get() as? any DaemonPlayerCommand else { throw Self.noHandler(declaration) }
+            return try command.run(self, player, context)
+        }
+        guard let command = try decoded.get() as? any DaemonCommand else { throw Self.noHandler(declaration) }
+        return try command.run(self, context)
+    }
+
+    /// Every declared command has a handler (a test checks); this answers if one had not.
+    static func noHandler(_ declaration: CommandDeclaration) -> ProtocolError {
+        ProtocolError(.unknownCommand, "\(declaration.name) has no handler in this daemon")
+    }
+
+    /// What decoding a request may depend on, from the configuration.
+    var decodingContext: DecodingContext {
+        let config = self.config
+        return DecodingContext(
+            patternLimits: config.patternLimits, timeHorizon: config.limits.timeHorizon, maxCurvePoints: config.limits.maxCurvePoints)
+    }
+
+    // MARK: who may act on a player
+
+    /// The player `id`, for the client that names it. Another connection's player is off limits while
+    /// that connection is open; an orphan (its connection closed, `stop_players_on_disconnect = false`
+    /// or a finishing one-shot) is taken over by the same user, or root, which lifts its orphan cap.
+    func ownedPlayer(_ id: Int, _ context: CommandContext) throws(ProtocolError) -> OwnedPlayer {
+        let client = context.client
+        guard var rec = players[id] else {
+            if players.isInvalidated(id) {
+                throw ProtocolError(.playerInvalidated, "player \(id) was invalidated by an engine reset; create it again")
+            }
+            throw ProtocolError(.notFound, "no player \(id)")
+        }
+        guard let engine = context.access.engine(rec.pad, rec.locality) else { throw ProtocolError(.notFound, "the device of player \(id) is gone") }
+        if rec.owner != client.id {
+            let uid = client.peer?.uid
+            guard rec.owner == nil, uid == 0 || (uid != nil && uid == rec.ownerUID) else {
+                throw ProtocolError(.permissionDenied, "player \(id) belongs to another client")
+            }
+            guard client.players.count < config.limits.maxPlayersPerClient else {
+                throw ProtocolError(.limitExceeded, "this connection already has \(client.players.count) players (limits.max_players_per_client); destroy some")
+            }
+            rec.owner = client.id
+            players.setOwner(client.id, of: id)
+            clients.addPlayer(id, to: client.id)
+            try? engine.clearLifetimeLimit(rec.local)
+        }
+        return OwnedPlayer(id: id, record: rec, engine: engine)
+    }
+
+    // MARK: pads and engines
+
+    /// The pad a request names (`device`), or the first connected one. `connected: false` accepts a
+    /// known pad that is unplugged (status, capabilities).
+    func padID(_ device: Int?, _ access: RenderLoop.PadAccess, connected: Bool = true) throws(ProtocolError) -> PadID {
+        if let d = device {
+            guard let pad = pads[d], access.engine(d) != nil else {
+                throw ProtocolError(.notFound, "no device \(d) (see the devices command)")
+            }
+            guard !connected || (pad.connected && access.hasDevice(d)) else {
+                throw ProtocolError(.deviceError, "device \(d) (\(pad.info.name)) is disconnected")
+            }
+            return d
+        }
+        guard let first = pads.ids.first(where: { pads[$0]!.connected && access.hasDevice($0) }) else {
+            throw ProtocolError(.notFound, "no rumble device is connected (hapticd --simulate gives simulated ones)")
+        }
+        return first
+    }
+
+    /// The pad's engine for `locality`, made on first use; a locality the pad does not have (the
+    /// triggers: the kernel has no trigger rumble) is `unsupported`, never silently accepted.
+    func engine(_ pad: PadID, _ locality: Locality, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> HapticEngine {
+        guard locality.route != nil else {
+            throw ProtocolError(.unsupported, "device \(pad) has no \(locality.rawValue) locality: the kernel's force feedback has no trigger rumble (supported: \(Locality.rumblePad.map(\.rawValue).joined(separator: ", ")))")
+        }
+        guard let engine = access.engine(pad, creating: locality) else { throw ProtocolError(.notFound, "no device \(pad)") }
+        return engine
+    }
+
+    /// An engine error as the protocol reports it.
+    func engineCall(_ body: () throws(EngineError) -> Void) throws(ProtocolError) {
+        do {
+            try body()
+        } catch {
+            switch error {
+            case .notRunning: throw ProtocolError(.engineStopped, "the device's engine is stopped: an admin must send engine.start (or set engine.idle_shutdown to start on demand)")
+            case .playerInvalidated: throw ProtocolError(.playerInvalidated, error.description)
+            case .playerNotFound: throw ProtocolError(.notFound, error.description)
+            case .limitExceeded: throw ProtocolError(.limitExceeded, error.description)
+            default: throw ProtocolError(.badRequest, error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Evdev
+import HapticCore
+import HapticProtocol
+
+/// Pads: `devices`, `capabilities` and `gain.set` (admins: it changes the pad for every client).
+
+extension DevicesRequest: DaemonCommand {
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        JSONObject(["devices": .array(core.pads.ids.map { .object(core.padFields($0, context.access)) })])
+    }
+}
+
+extension CapabilitiesRequest: DaemonCommand {
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try core.capabilities(device, context.access)
+    }
+}
+
+extension GainSetRequest: DaemonCommand {
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let pad = try core.padID(device, context.access)
+        context.access.pipeline(pad)!.gain = gain
+        return JSONObject(["device": .number(Double(pad)), "gain": .number(gain)])
+    }
+}
+
+extension DaemonCore {
+    /// What a pad can do, as `capabilitiesForHardware()` and `GCDeviceHaptics` tell it on Apple
+    /// platforms, and what hapticd knows of its driver.
+    func capabilities(_ device: Int?, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> JSONObject {
+        let pad = try padID(device, access, connected: false)
+        let record = pads[pad]!
+        let p = record.profile
+        let builtIn = DeviceProfile.named(p.name)
+        let source = builtIn == p ? "built-in" : (builtIn == nil ? "configuration (a new profile)" : "configuration (a changed built-in)")
+        let matched = p.matches.contains { $0.vendor == record.info.vendor && $0.product == record.info.product }
+            ? "bus \(record.info.bus), \(record.info.usbID)" : "none: no profile names this pad, so the generic one applies"
+        func range(_ min: Double, _ max: Double, _ def: Double) -> JSONValue {
+            .object(JSONObject(["min": .number(min), "max": .number(max), "default": .number(def)]))
+        }
+        var parameters = JSONObject()
+        for id in EventParameterID.allCases where !id.isAudio {
+            parameters.append(id.rawValue, range(id.range.lowerBound, id.range.upperBound, id.defaultValue))
+        }
+        for id in DynamicParameterID.allCases where !id.isAudio {
+            parameters.append(id.rawValue, range(id.range.lowerBound, id.range.upperBound, id.defaultValue))
+        }
+        return JSONObject([
+            "device": .number(Double(pad)), "name": .string(record.info.name),
+            "supports_haptics": .bool(true), "supports_audio": .bool(false),
+            "localities": .array(Locality.rumblePad.map { .string($0.rawValue) }),
+            "unsupported_localities": .array(Locality.allCases.filter { $0.route == nil }.map { .string($0.rawValue) }),
+            "motors": .array([
+                .object(JSONObject(["name": .string("strong"), "side": .string("left"), "frequency": .string("low"), "localities": .array([.string("leftHandle")])])),
+                .object(JSONObject(["name": .string("weak"), "side": .string("right"), "frequency": .string("high"), "localities": .array([.string("rightHandle")])])),
+            ]),
+            "effect_slots": .number(Double(record.info.effectSlots)), "ff_gain": .bool(record.info.supportsGain),
+            "quantization": .string(p.quantization.rawValue), "levels": .number(Double(p.quantization.levels)),
+            "weak_quantization": .string(p.weakQuantization?.rawValue ?? p.quantization.rawValue),
+            "weak_levels": .number(Double((p.weakQuantization ?? p.quantization).levels)),
+            "minimum_update_interval": .number(p.minimumUpdateInterval),
+            "refresh_interval": p.refreshInterval.map { .number($0) } ?? .null,
+            "transient_pulse": .object(JSONObject([
+                "sharp": .number(p.transientPulse.sharp), "dull": .number(p.transientPulse.dull), "minimum": .number(p.transientPulse.minimum),
+            ])),
+            "profile": .string(p.name), "profile_source": .string(source), "profile_matched_by": .string(matched),
+            "simulated": .bool(record.simulated), "connected": .bool(record.connected && access.hasDevice(pad)),
+            "parameters": .object(parameters),
+        ])
+    }
+
+    func padFields(_ id: PadID, _ access: RenderLoop.PadAccess? = nil) -> JSONObject {
+        guard let p = pads[id] else { return JSONObject(["device": .number(Double(id))]) }
+        var o = JSONObject([
+            "device": .number(Double(id)), "name": .string(p.info.name), "path": .string(p.info.path),
+            "usb_id": .string(p.info.usbID), "bus": .number(Double(p.info.bus)), "profile": .string(p.profile.name),
+            "connected": .bool(p.connected), "simulated": .bool(p.simulated), "effect_slots": .number(Double(p.info.effectSlots)),
+        ])
+        if let access, let g = access.pipeline(id)?.gain { o.append("gain", .number(g)) }
+        return o
+    }
+}

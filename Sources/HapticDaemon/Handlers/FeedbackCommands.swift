@@ -1,0 +1,90 @@
+import HapticCore
+import HapticProtocol
+
+/// UIKit's feedback generators (`feedback`, `prepare`) and the plain rumble of SDL and the Web Gamepad
+/// API (`rumble`).
+
+extension FeedbackRequest: DaemonCommand {
+    /// Each feedback type and style is a pattern (`impact-heavy`, `selection`, `notification-error`,
+    /// …), built in (`BuiltInPatterns`), that a user overrides by dropping a file of that name into a
+    /// pattern directory.
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        guard let entry = core.library[pattern] else {
+            throw ProtocolError(.notFound, "no feedback pattern \"\(pattern)\" (none is built in by that name, and no pattern directory has \(pattern).ahap)")
+        }
+        var result = try core.makePlayer(entry.pattern, placement, context, kind: .play, important: important) { engine, local throws(ProtocolError) in
+            if let intensity {
+                try core.engineCall { () throws(EngineError) in try engine.sendParameters([(.hapticIntensityControl, intensity)], to: local) }
+            }
+            try core.engineCall { () throws(EngineError) in try engine.start(local) }
+        }
+        result.append("pattern", .string(pattern))
+        return result
+    }
+}
+
+extension PrepareRequest: DaemonCommand {
+    /// Readies a pad for feedback with the least latency: its engine started (when it may start on
+    /// demand) and kept from idle shutdown for `DaemonCore.preparedSeconds`, and its kernel effect
+    /// uploaded (silent) so that the first rumble only updates it in place.
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let (pad, engine) = try core.engine(target, context.access)
+        var engineState = "running"
+        if !engine.isRunning {
+            if engine.isAutoShutdownEnabled {
+                engine.start()
+                engineState = "started"
+            } else {
+                engineState = "stopped"
+            }
+        }
+        let until = engine.currentTime + DaemonCore.preparedSeconds
+        engine.keepAwake(until: until)
+        let effect: String
+        do {
+            effect = try context.access.prepareDevice(pad) ? "uploaded" : (core.pads[pad]?.simulated == true ? "simulated" : "already uploaded")
+        } catch {
+            throw ProtocolError(.deviceError, error.description)
+        }
+        return JSONObject([
+            "device": .number(Double(pad)), "engine": .string(engineState), "effect": .string(effect),
+            "prepared_until": .number(until), "engine_time": .number(engine.currentTime),
+        ])
+    }
+}
+
+extension RumbleRequest: DaemonCommand {
+    /// `SDL_RumbleGamepad` / `dual-rumble`: both motors at these magnitudes for `duration` seconds
+    /// after `delay`. A new rumble from the connection replaces its previous one; 0/0 stops it. It is a
+    /// player like any other, and stops when its connection closes.
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let client = context.client
+        // The previous rumble of this connection goes, whatever comes next.
+        var replaced = false
+        if let previous = client.rumble, let rec = core.players[previous], let engine = context.access.engine(rec.pad, rec.locality) {
+            try? engine.destroyPlayer(rec.local)
+            core.players.remove(previous)
+            core.clients.removePlayer(previous, from: client.id)
+            replaced = true
+        }
+        guard let duration else { return JSONObject(["stopped": .bool(replaced)]) }
+        let current = CommandContext(client: core.clients[client.id]!, access: context.access)
+        let (strong, weak, delay) = (self.strong, self.weak, self.delay)
+        var result = try core.makePlayer(HapticPattern(), placement, current, kind: .rumble, make: { engine throws(EngineError) in
+            try engine.makeRumble(strong: strong, weak: weak, duration: duration)
+        }) { engine, local throws(ProtocolError) in
+            try core.engineCall { () throws(EngineError) in
+                try engine.start(local, at: delay > 0 ? .at(engine.currentTime + delay) : .immediately)
+            }
+        }
+        if case .number(let id)? = result["player"] { core.clients.setRumble(Int(id), of: client.id) }
+        result.append("replaced", .bool(replaced))
+        return result
+    }
+}
+
+extension DaemonCore {
+    /// How long `prepare` keeps a pad's engine from shutting down when idle (seconds): UIKit keeps its
+    /// generators ready "for a few seconds", or until the next feedback.
+    static let preparedSeconds = 5.0
+}

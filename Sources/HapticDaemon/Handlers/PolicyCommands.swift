@@ -1,0 +1,55 @@
+import HapticCore
+import HapticProtocol
+
+/// The policy commands: `hello` (a client names its app), `policy`, `policy.set` (admins).
+
+extension HelloRequest: DaemonCommand {
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let client = context.client
+        if let rule = core.config.policy.rule(for: app), !rule.uids.isEmpty, !rule.uids.contains(client.peer?.uid ?? UInt32.max) {
+            throw ProtocolError(.permissionDenied, "the app id \"\(app)\" is reserved for users \(rule.uids.map(String.init).joined(separator: ", ")) (policy.app uids)")
+        }
+        core.clients.setApp(app, of: client.id)
+        core.applyPolicy(context.access)
+        var result = JSONObject(["app": .string(app), "client": .number(Double(client.id))])
+        if let peer = client.peer { result.append("uid", .number(Double(peer.uid))) }
+        result.append("process", .string(DaemonCore.defaultAppName(client.peer)))
+        result.append("policy", .object(core.policyFields(core.clients[client.id]!)))
+        return result
+    }
+}
+
+extension PolicyRequest: DaemonCommand {
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        core.policyFields(context.client)
+    }
+}
+
+extension PolicySetRequest: DaemonCommand {
+    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        var p = core.config.policy
+        if let profile { p.profile = profile }
+        if let maxStrength { p.maxStrength = maxStrength }
+        if let duck { p.duck = duck }
+        core.config.policy = p
+        core.applyPolicy(context.access)
+        return core.policyFields(context.client)
+    }
+}
+
+extension DaemonCore {
+    /// The effective policy for one client.
+    func policyFields(_ client: ClientRegistry.Client) -> JSONObject {
+        let p = config.policy
+        let rule = p.rule(for: client.app)
+        return JSONObject([
+            "profile": .string(p.profile.rawValue), "max_strength": .number(p.maxStrength), "duck": .number(p.duck),
+            "app": .object(JSONObject([
+                "id": .string(client.app), "configured": .bool(rule != nil), "enabled": .bool(rule?.enabled ?? true),
+                "gain": .number(rule?.gain ?? 1), "priority": .number(Double(rule?.priority ?? 0)),
+                "important_allowed": .bool(rule?.importantAllowed ?? false),
+                "heard_at": .number(p.gain(app: client.app, important: false)),
+            ])),
+        ])
+    }
+}

@@ -1,0 +1,58 @@
+import Evdev
+import HapticCore
+
+/// The pads the daemon knows, by number, connected or not: a pad that is unplugged keeps its number
+/// (and its engines, in the render loop) for when it comes back. Plain state: `DaemonCore` keeps it
+/// under the render loop's lock; tests build it directly.
+struct PadRegistry {
+    struct Record {
+        var info: DeviceInfo
+        var profile: DeviceProfile
+        var simulated: Bool
+        var connected: Bool
+    }
+
+    private var byID: [PadID: Record] = [:]
+    private var next = 0
+
+    subscript(id: PadID) -> Record? { byID[id] }
+
+    /// Every pad's number, in order.
+    var ids: [PadID] { byID.keys.sorted() }
+
+    /// A pad arrives. One the registry knew (the same device, unplugged) takes up its old number
+    /// (`reattached`); any other gets a new one.
+    mutating func attach(_ info: DeviceInfo, profile: DeviceProfile, simulated: Bool) -> (id: PadID, reattached: Bool) {
+        if let known = ids.first(where: { !byID[$0]!.connected && Self.sameDevice(byID[$0]!.info, info) }) {
+            byID[known]!.connected = true
+            byID[known]!.info = info
+            return (known, true)
+        }
+        let id = next
+        next += 1
+        byID[id] = Record(info: info, profile: profile, simulated: simulated, connected: true)
+        return (id, false)
+    }
+
+    /// The connected pad at `path` is gone: its number, or nil when no connected pad is there.
+    mutating func detach(path: String) -> PadID? {
+        guard let id = ids.first(where: { byID[$0]!.info.path == path && byID[$0]!.connected }) else { return nil }
+        byID[id]!.connected = false
+        return id
+    }
+
+    /// Writing to a pad failed while it stayed plugged in: it counts as disconnected until it is
+    /// reopened (`attach`). The path to reopen, for a real pad that was connected.
+    mutating func failed(_ id: PadID) -> String? {
+        guard let record = byID[id], !record.simulated, record.connected else { return nil }
+        byID[id]!.connected = false
+        return record.info.path
+    }
+
+    /// Whether two devices are the same pad: the same identity, and the same serial when there is one.
+    static func sameDevice(_ a: DeviceInfo, _ b: DeviceInfo) -> Bool {
+        guard a.vendor == b.vendor, a.product == b.product, a.bus == b.bus, a.name == b.name else { return false }
+        if let ua = a.uniq, let ub = b.uniq, !ua.isEmpty { return ua == ub }
+        return true
+    }
+}
