@@ -468,15 +468,20 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         handlerQueue.async { handler.value(why) }
     }
 
-    /// hapticd reset the pad's engine: players are gone; the program starts the engine again.
+    /// hapticd reset the pad's engine: players are gone (the advanced players that were playing
+    /// finish, hearing `invalidPatternPlayer`; hapticd says no `player.finished` for them); the
+    /// program starts the engine again.
     func resetByDaemon() {
-        let (handler, ids) = state.withLock { s -> (Unchecked<ResetHandler>, [Int]) in
+        let (handler, ids, playing) = state.withLock { s -> (Unchecked<ResetHandler>, [Int], [HapticPlayer]) in
             let ids = Array(s.players.keys)
+            let playing = s.players.values.filter(\.active).compactMap(\.player)
             invalidatePlayers(&s)
-            return (s.resetHandler, ids)
+            return (s.resetHandler, ids, playing)
         }
         for id in ids { service.disown(id) }
+        finish(playing, CHHapticError(.invalidPatternPlayer, "the pad's engine was reset: make the player again"))
         handlerQueue.async { handler.value() }
+        checkFinished()
     }
 
     /// The connection to hapticd is gone: what played has stopped, so the advanced players that were
@@ -490,9 +495,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
             s.lostServer = true
             return (wasRunning ? s.stoppedHandler : nil, playing)
         }
-        for case let completion? in playing.map(\.completionHandlerIfAdvanced) {
-            handlerQueue.async { completion.value(CHHapticError(.serverInterrupted, "hapticd went away")) }
-        }
+        finish(playing, CHHapticError(.serverInterrupted, "hapticd went away"))
         if let handler { handlerQueue.async { handler.value(.systemError) } }
         checkFinished()
     }
@@ -506,6 +509,13 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         }
         guard let handler else { return }
         handlerQueue.async { handler.value() }
+    }
+
+    /// Calls the completion handlers of the advanced players among `players` with `error`.
+    private func finish(_ players: [HapticPlayer], _ error: CHHapticError) {
+        for case let completion? in players.map(\.completionHandlerIfAdvanced) {
+            handlerQueue.async { completion.value(error) }
+        }
     }
 
     private func invalidatePlayers(_ s: inout State) {

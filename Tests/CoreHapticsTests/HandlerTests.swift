@@ -132,6 +132,24 @@ extension CoreHapticsSuite {
         #expect(finished.all == ["playing: \(CHHapticError.Code.serverInterrupted.rawValue)"], "only the playing one finished, interrupted")
     }
 
+    @Test func anEngineResetFinishesThePlayersThatPlayed() throws {
+        let daemon = try Fixture.daemon()
+        let admin = try daemon.client()
+        let engine = try CHHapticEngine()
+        let (_, reset) = watch(engine)
+        try engine.start()
+        let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        let finished = Recorder<Int>()
+        player.completionHandler = { error in finished.record((error as? CHHapticError)?.code.rawValue ?? 0) }
+        try player.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 || $0.3 > 0 } == true })
+        _ = try admin.request("engine.reset")
+        #expect(reset.wait())
+        #expect(finished.wait(), "the playing advanced player finished")
+        #expect(finished.all == [CHHapticError.Code.invalidPatternPlayer.rawValue])
+        #expect(daemon.terminate() == 0)
+    }
+
     @Test func theDaemonGoingAwayStopsEnginesAndItsReturnResetsThem() throws {
         var daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()
