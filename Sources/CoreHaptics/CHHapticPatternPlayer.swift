@@ -26,8 +26,9 @@ public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
     var loopEnd: TimeInterval { get set }
     var playbackRate: Float { get set }
     var isMuted: Bool { get set }
-    /// Called on the engine's `handlerQueue` when the player finishes (its pattern ends, or it is
-    /// stopped or cancelled).
+    /// Called on the engine's `handlerQueue` when the player finishes: its pattern ends, it is stopped
+    /// or cancelled, its engine stops under it, or — with an error — its engine is reset or hapticd
+    /// goes away.
     var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler { get set }
 }
 
