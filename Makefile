@@ -7,6 +7,9 @@
 #                      then: systemctl daemon-reload && systemd-sysusers && systemctl enable --now hapticd.socket
 #   make deb           dist/hapticd, libhapticd1, libhapticd-dev _<version>_<arch>.deb, with debian/
 #                      (dpkg-buildpackage; docs/packaging.md)
+#   make unity         dist/unity/Plugins/Linux/x86_64/libCoreHapticsWrapper.so (+ .meta) and
+#                      dist/hapticd-unity-<version>-linux-x86_64.tar.gz: Apple's Unity Core Haptics
+#                      plug-in's native library for Linux (docs/clients.md, "Unity")
 #
 # The binaries link the Swift runtime statically (--static-swift-stdlib): they need only glibc,
 # libstdc++, libgcc_s and libevdev at run time, all Debian packages, and no Swift toolchain.
@@ -157,3 +160,34 @@ uninstall-libhapticd:
 	$(MAKE) -C clients/c uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 clean-libhapticd:
 	$(MAKE) -C clients/c clean
+
+# libCoreHapticsWrapper.so, the native library of Apple's Unity plug-in Apple.CoreHaptics, for Linux
+# (Sources/CoreHapticsWrapper; docs/clients.md, "Unity"): a release build of its own (.build-unity)
+# with the Swift runtime linked in, exporting only the plug-in's functions (the linker's version
+# script is made from CoreHapticsWrapper.exports), laid out in dist/unity as a Unity project's
+# Assets/ expects it (Plugins/Linux/x86_64, with a .meta selecting Linux x86_64), plus a tarball.
+# `make install` puts the library in $(UNITYDIR) for games to copy. SwiftPM's --static-swift-stdlib
+# links the runtime into executables only: -Xswiftc -static-stdlib does it for this shared library.
+.PHONY: unity install-unity uninstall-unity
+UNITY_BUILD = $(SWIFT) build -c release --scratch-path .build-unity --static-swift-stdlib -Xswiftc -static-stdlib --disable-local-rpath
+UNITY_EXPORTS = Sources/CoreHapticsWrapper/CoreHapticsWrapper.exports
+UNITY_PLUGIN = dist/unity/Plugins/Linux/x86_64
+UNITYDIR ?= $(PREFIX)/lib/hapticd/unity
+install: install-unity
+uninstall: uninstall-unity
+unity:
+	scripts/deps.sh binutils tar gzip
+	mkdir -p .build-unity
+	{ echo '{ global:'; grep -v '^#' $(UNITY_EXPORTS) | sed 's/.*/  &;/'; echo '  local: *;'; echo '};'; } > .build-unity/exports.map
+	$(UNITY_BUILD) --product CoreHapticsWrapper -Xlinker --version-script=$(CURDIR)/.build-unity/exports.map
+	rm -rf dist/unity && mkdir -p $(UNITY_PLUGIN)
+	install -m 0755 "$$($(UNITY_BUILD) --show-bin-path)/libCoreHapticsWrapper.so" $(UNITY_PLUGIN)/
+	strip --strip-unneeded $(UNITY_PLUGIN)/libCoreHapticsWrapper.so
+	install -m 0644 clients/unity/libCoreHapticsWrapper.so.meta $(UNITY_PLUGIN)/
+	tar -C dist/unity --owner=0 --group=0 -czf dist/hapticd-unity-$(VERSION)-linux-x86_64.tar.gz Plugins
+	@echo "dist/unity/Plugins: copy into your Unity project's Assets/ (or dist/hapticd-unity-$(VERSION)-linux-x86_64.tar.gz)"
+install-unity: unity
+	install -d $(DESTDIR)$(UNITYDIR)
+	install -m 0644 $(UNITY_PLUGIN)/libCoreHapticsWrapper.so $(UNITY_PLUGIN)/libCoreHapticsWrapper.so.meta $(DESTDIR)$(UNITYDIR)/
+uninstall-unity:
+	rm -rf $(DESTDIR)$(UNITYDIR)

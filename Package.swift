@@ -22,6 +22,9 @@ let package = Package(
         .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
         .library(name: "GameController", targets: ["GameController"]),
         .library(name: "HapticFeedback", targets: ["HapticFeedback"]),
+        // libCoreHapticsWrapper.so: the native library of Apple's Unity plug-in Apple.CoreHaptics, for
+        // Linux (docs/clients.md, "Unity"; `make unity` builds it with the Swift runtime linked in).
+        .library(name: "CoreHapticsWrapper", type: .dynamic, targets: ["CoreHapticsWrapper"]),
         .executable(name: "hapticctl", targets: ["hapticctl"]),
         .executable(name: "hapticbench", targets: ["hapticbench"]),
         .executable(name: "hapticd", targets: ["hapticd"]),
@@ -66,6 +69,11 @@ let package = Package(
         .target(name: "CoreHaptics", dependencies: ["HapticClient", "HapticCore"]),
         .target(name: "GameController", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
         .target(name: "HapticFeedback", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
+        // The plug-in's C structs and callback types (a header only: nothing to link).
+        .systemLibrary(name: "CCoreHapticsWrapper", path: "Sources/CCoreHapticsWrapper"),
+        .target(
+            name: "CoreHapticsWrapper", dependencies: ["CCoreHapticsWrapper", "CoreHaptics", "HapticCore"],
+            exclude: ["CoreHapticsWrapper.exports"]),
         .executableTarget(
             name: "hapticd",
             dependencies: [

@@ -21,7 +21,8 @@ for f in usr/bin/hapticd usr/bin/hapticctl units/hapticd.service units/hapticd.s
          usr/lib/tmpfiles.d/hapticd.conf usr/lib/sysusers.d/hapticd.conf usr/share/doc/hapticd/PROTOCOL.md \
          usr/share/man/man8/hapticd.8 usr/share/man/man1/hapticctl.1 \
          usr/share/bash-completion/completions/hapticctl usr/share/zsh/site-functions/_hapticctl \
-         usr/share/fish/vendor_completions.d/hapticctl.fish; do
+         usr/share/fish/vendor_completions.d/hapticctl.fish \
+         usr/lib/hapticd/unity/libCoreHapticsWrapper.so usr/lib/hapticd/unity/libCoreHapticsWrapper.so.meta; do
   check test -e "$T/$f"
 done
 check test "$(ls "$T/usr/share/hapticd/patterns" | wc -l)" -ge 11
@@ -56,7 +57,9 @@ for f in ./usr/bin/hapticd ./usr/bin/hapticctl ./lib/systemd/system/hapticd.serv
          ./etc/hapticd/patterns/ ./usr/share/hapticd/patterns/heartbeat.ahap ./usr/share/man/man8/hapticd.8.gz \
          ./usr/share/man/man1/hapticctl.1.gz ./usr/share/doc/hapticd/copyright ./usr/share/doc/hapticd/PROTOCOL.md \
          ./usr/share/bash-completion/completions/hapticctl ./usr/share/zsh/vendor-completions/_hapticctl \
-         ./usr/share/fish/vendor_completions.d/hapticctl.fish; do
+         ./usr/share/fish/vendor_completions.d/hapticctl.fish \
+         "./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/hapticd/unity/libCoreHapticsWrapper.so" \
+         "./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/hapticd/unity/libCoreHapticsWrapper.so.meta"; do
   check grep -qx -- "$f" "$T/contents"
 done
 check bash -c "! grep -q 'udev' '$T/contents'"
@@ -69,9 +72,9 @@ for dep in libc6 libevdev2 libstdc++6 libgcc-s1 procps; do
 done
 check bash -c "! grep -qi swift <<< '$depends'"                   # the Swift runtime is linked in
 dpkg-deb -x "$deb" "$T/root"
-for bin in hapticd hapticctl; do
-  check bash -c "! readelf -d '$T/root/usr/bin/$bin' | grep NEEDED | grep -qi 'swift\|Foundation\|dispatch'"
-  check bash -c "! readelf -d '$T/root/usr/bin/$bin' | grep -q 'RPATH\|RUNPATH'"
+for bin in usr/bin/hapticd usr/bin/hapticctl "usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/hapticd/unity/libCoreHapticsWrapper.so"; do
+  check bash -c "! readelf -d '$T/root/$bin' | grep NEEDED | grep -qi 'swift\|Foundation\|dispatch'"
+  check bash -c "! readelf -d '$T/root/$bin' | grep -q 'RPATH\|RUNPATH'"
 done
 check grep -q "deb-systemd-helper enable 'hapticd.socket'" "$T/control/postinst"
 check grep -q "deb-systemd-invoke start 'hapticd.socket'" "$T/control/postinst"

@@ -4,7 +4,7 @@
 # tests in a qemu VM. Installs what it needs from Debian first. Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh librsvg2-bin libevdev-dev pkg-config systemd make socat
+scripts/deps.sh librsvg2-bin libevdev-dev pkg-config systemd make socat mono-mcs mono-runtime binutils
 
 swift build            # every product: the end-to-end tests run the real hapticd
 swift build --build-tests
@@ -15,6 +15,7 @@ scripts/cli-test.sh
 clients/test.sh        # libhapticd and the Python package against the daemon
 scripts/bindings-test.sh  # hapticctl, libhapticd and the Python clients against the command declarations
 scripts/examples-test.sh  # examples/swift, iOS-style Core Haptics code, against the daemon
+Tests/Unity/run.sh     # make unity; the Unity plug-in's library from C (dlopen) and Mono against the daemon
 scripts/vm-test.sh
 # 1 000 hostile and good clients against the release hapticd: no crash, bounded RSS, every motor
 # stopped, every good request answered, and a well-behaved client's ping p99 under a regression guard

@@ -86,6 +86,9 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         var running = false
         /// The pad this engine plays on now.
         var device: Int?
+        /// The pad a default-pad engine lost to an unplug: its return resets the engine, as for an
+        /// engine made for that pad (until the engine starts on a pad again).
+        var departedDevice: Int?
         var players: [Int: PlayerRecord] = [:]
         /// Players made before a reset or a lost connection carry an older generation: invalid.
         var generation = 0
@@ -232,6 +235,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         }
         state.withLock { s in
             if case .number(let d)? = result["device"] { s.device = Int(saturating: d) }
+            s.departedDevice = nil
             s.running = true
         }
         scheduleIdleCheck()
@@ -444,7 +448,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     func isBound(device: Int, locality name: String? = nil) -> Bool {
         guard name == nil || name == locality else { return false }
-        return (fixedDevice ?? state.withLock { $0.device }) == device
+        return (fixedDevice ?? state.withLock { $0.device ?? $0.departedDevice }) == device
     }
 
     /// hapticd stopped the pad's engine (pad removed, idle, an administrator, a device error).
@@ -453,7 +457,10 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         let handler = state.withLock { s -> Unchecked<StoppedHandler>? in
             guard s.running else { return nil }
             s.running = false
-            if why == .gameControllerDisconnect && fixedDevice == nil { s.device = nil }
+            if why == .gameControllerDisconnect && fixedDevice == nil {
+                s.departedDevice = s.device
+                s.device = nil
+            }
             for id in s.players.keys { s.players[id]!.active = false }
             return s.stoppedHandler
         }
@@ -461,27 +468,36 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         handlerQueue.async { handler.value(why) }
     }
 
-    /// hapticd reset the pad's engine: players are gone; the program starts the engine again.
+    /// hapticd reset the pad's engine: players are gone (the advanced players that were playing
+    /// finish, hearing `invalidPatternPlayer`; hapticd says no `player.finished` for them); the
+    /// program starts the engine again.
     func resetByDaemon() {
-        let (handler, ids) = state.withLock { s -> (Unchecked<ResetHandler>, [Int]) in
+        let (handler, ids, playing) = state.withLock { s -> (Unchecked<ResetHandler>, [Int], [CHHapticPatternPlayer]) in
             let ids = Array(s.players.keys)
+            let playing = s.players.values.filter(\.active).compactMap(\.player)
             invalidatePlayers(&s)
-            return (s.resetHandler, ids)
+            return (s.resetHandler, ids, playing)
         }
         for id in ids { service.disown(id) }
+        finish(playing, CHHapticError(.invalidPatternPlayer, "the pad's engine was reset: make the player again"))
         handlerQueue.async { handler.value() }
+        checkFinished()
     }
 
-    /// The connection to hapticd is gone.
+    /// The connection to hapticd is gone: what played has stopped, so the advanced players that were
+    /// playing finish (their completion handlers hear `serverInterrupted`: hapticd, which would say
+    /// `player.finished`, cannot), as does `notifyWhenPlayersFinished`.
     func serverLost() {
-        let handler = state.withLock { s -> Unchecked<StoppedHandler>? in
+        let (handler, playing) = state.withLock { s -> (Unchecked<StoppedHandler>?, [CHHapticPatternPlayer]) in
             let wasRunning = s.running
+            let playing = s.players.values.filter(\.active).compactMap(\.player)
             invalidatePlayers(&s)
             s.lostServer = true
-            return wasRunning ? s.stoppedHandler : nil
+            return (wasRunning ? s.stoppedHandler : nil, playing)
         }
-        guard let handler else { return }
-        handlerQueue.async { handler.value(.systemError) }
+        finish(playing, CHHapticError(.serverInterrupted, "hapticd went away"))
+        if let handler { handlerQueue.async { handler.value(.systemError) } }
+        checkFinished()
     }
 
     /// hapticd is back after it went away: as after a reset (for engines that lost it).
@@ -495,10 +511,18 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         handlerQueue.async { handler.value() }
     }
 
+    /// Calls the completion handlers of the advanced players among `players` with `error`.
+    private func finish(_ players: [CHHapticPatternPlayer], _ error: CHHapticError) {
+        for case let completion? in players.map(\.completionHandlerIfAdvanced) {
+            handlerQueue.async { completion.value(error) }
+        }
+    }
+
     private func invalidatePlayers(_ s: inout State) {
         s.running = false
         s.generation += 1
         s.players = [:]
+        s.departedDevice = nil
         if fixedDevice == nil { s.device = nil }
     }
 

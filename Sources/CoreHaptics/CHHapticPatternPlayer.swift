@@ -198,8 +198,9 @@ public final class CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer, @unchec
         }
     }
 
-    /// Called on the engine's `handlerQueue` when the player finishes (its pattern ends, or it is
-    /// stopped or cancelled).
+    /// Called on the engine's `handlerQueue` when the player finishes: its pattern ends, it is stopped
+    /// or cancelled, its engine stops under it, or — with an error — its engine is reset or hapticd
+    /// goes away.
     public var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler {
         get { local.withLock { $0.completionHandler.value } }
         set {

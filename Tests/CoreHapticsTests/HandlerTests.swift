@@ -87,6 +87,69 @@ extension CoreHapticsSuite {
         #expect(daemon.terminate() == 0)
     }
 
+    /// `CHHapticEngine()` (the default pad, as Unity's plug-in makes it) as an engine made for the pad.
+    @Test func aDefaultPadEngineIsResetWhenItsUnpluggedPadComesBack() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        let (stopped, reset) = watch(engine)
+        try engine.start()
+        let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        try player.start(atTime: 0)
+        daemon.simulate("unplug 0")
+        #expect(stopped.wait())
+        #expect(stopped.all == [.gameControllerDisconnect])
+        daemon.simulate("plug 0")
+        #expect(reset.wait(), "the pad came back: the engine was reset")
+        #expect(throws: CHHapticError(.invalidPatternPlayer)) { try player.start(atTime: 0) }
+        try engine.start()
+        try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: 0)
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func theDaemonGoingAwayFinishesThePlayersThatPlayed() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let playing = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        let idle = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        let finished = Recorder<String>()
+        let queue = engine.handlerQueue
+        playing.completionHandler = { error in
+            dispatchPrecondition(condition: .onQueue(queue))
+            finished.record("playing: \((error as? CHHapticError)?.code.rawValue ?? 0)")
+        }
+        idle.completionHandler = { _ in finished.record("idle") }
+        try playing.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 || $0.3 > 0 } == true })
+        let all = Recorder<Bool>()
+        engine.notifyWhenPlayersFinished { _ in
+            all.record(true)
+            return .leaveEngineRunning
+        }
+        #expect(daemon.terminate() == 0)
+        #expect(finished.wait())
+        #expect(all.wait(), "notifyWhenPlayersFinished's handler ran")
+        #expect(finished.all == ["playing: \(CHHapticError.Code.serverInterrupted.rawValue)"], "only the playing one finished, interrupted")
+    }
+
+    @Test func anEngineResetFinishesThePlayersThatPlayed() throws {
+        let daemon = try Fixture.daemon()
+        let admin = try daemon.client()
+        let engine = try CHHapticEngine()
+        let (_, reset) = watch(engine)
+        try engine.start()
+        let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        let finished = Recorder<Int>()
+        player.completionHandler = { error in finished.record((error as? CHHapticError)?.code.rawValue ?? 0) }
+        try player.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 || $0.3 > 0 } == true })
+        _ = try admin.request("engine.reset")
+        #expect(reset.wait())
+        #expect(finished.wait(), "the playing advanced player finished")
+        #expect(finished.all == [CHHapticError.Code.invalidPatternPlayer.rawValue])
+        #expect(daemon.terminate() == 0)
+    }
+
     @Test func theDaemonGoingAwayStopsEnginesAndItsReturnResetsThem() throws {
         var daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()
@@ -181,7 +244,9 @@ extension CoreHapticsSuite {
         // No daemon at the socket.
         #expect(throws: CHHapticError(.serverInitFailed)) { try CHHapticEngine() }
         #expect(!CHHapticEngine.capabilitiesForHardware().supportsHaptics)
-        #expect(GCController.controllers().isEmpty)
+        // The previous test's daemon may have gone a moment ago: GameController learns it from the
+        // lost connection, on a queue of its own (bounded wait).
+        #expect(waitUntil(timeout: 5) { GCController.controllers().isEmpty })
         #expect(GCController.current == nil)
         // A daemon without a pad: no haptic hardware.
         let daemon = try DaemonProcess(["--simulate", "1"], socket: Fixture.socket, control: true)
