@@ -91,9 +91,9 @@ public struct Pacer: Sendable {
         MotorMagnitudes(strong: b.strong != 0 ? b.strong : a.strong, weak: b.weak != 0 ? b.weak : a.weak)
     }
 
-    /// Takes `value` into the peak of the current window without writing, when a write must wait at
-    /// `now` (it went by while the pad could not be given anything). The event-driven loop offers the
-    /// output just before a breakpoint this way: a dense tick would have offered it.
+    /// `passed(value)`, when a write must wait at `now` (it went by while the pad could not be given
+    /// anything). The event-driven loop offers the output just before a breakpoint this way: a dense
+    /// tick would have offered it.
     public mutating func hold(_ value: MotorMagnitudes, at now: Double) {
         guard mustWait(at: now) else { return }
         passed(value)

@@ -60,7 +60,8 @@ public final class PadPipeline {
     /// Consecutive timer wakes that changed nothing on the pad (event-driven loop).
     private var idleWakes = 0
 
-    /// Renders the engine at its clock's time and returns what the pad should be given now.
+    /// Renders the engine at its clock's time and returns what the pad should be given now, after
+    /// catching up on what the loop slept through (`catchUp()`).
     ///
     /// `sampleBefore` (event-driven loop): the output just before now — the end of a ramp the loop
     /// slept through up to a breakpoint — goes into the pacer's peak hold too, as a dense tick would

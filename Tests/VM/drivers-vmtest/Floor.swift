@@ -14,7 +14,8 @@ import VMTestSupport
 //   it), median, and the values that never reached the pad;
 // - a ramp of updates every 4 ms: reports per second at the pad.
 // A measurement, not a gate — except that hapticd loses no value of the 16 ms ramp where its profile
-// paces faster than 16 ms (values taken across a logged VM stall aside).
+// paces faster than 16 ms, and where it paces slower, none but to a newer value, never the last
+// (values taken across a logged VM stall aside).
 
 let floorClicks = 10
 let floorRampMilliseconds = 500
@@ -337,8 +338,15 @@ func sleepUntil(_ t: Double) {
                     "\(pad.type): updates every 16 ms through hapticd: it writes every value (\(r.judged16) judged, \(r.excused16) across VM stalls, \(r.paced16) the pacer had to coalesce: sent too close to the next one or to its last slot)",
                     "\(r.unwritten16) never written: \(r.unwrittenDetail)", timing: true)
             if !lost.isEmpty { print("NOTE \(pad.type) hapticd, 16 ms ramp: written but never reported (the driver coalesced them): \(lost)") }
-        } else if !lost.isEmpty {
-            print("NOTE \(pad.type) hapticd, 16 ms ramp: \(lost.count) values coalesced by the profile's \(ms(pad.profile.minimumUpdateInterval)) ms pacing")
+        } else {
+            // Paced slower than the updates come: a value may go only to a newer non-zero one that
+            // came before the pacer could write it — never the ramp's last to its stop (issue 26 §1).
+            t.check(r.unwritten16 == 0 && r.judged16 > 0,
+                    "\(pad.type): updates every 16 ms through hapticd, paced at \(ms(pad.profile.minimumUpdateInterval)) ms: every value it did not write was superseded by a newer one before its pacer could write, never the last by the stop (\(r.paced16) superseded)",
+                    "\(r.unwritten16) never written: \(r.unwrittenDetail)", timing: true)
+            if !lost.isEmpty {
+                print("NOTE \(pad.type) hapticd, 16 ms ramp: \(lost.count) values coalesced by the profile's \(ms(pad.profile.minimumUpdateInterval)) ms pacing")
+            }
         }
     }
     let ramp4 = hapticdRamp(pad, periodMilliseconds: 4)
