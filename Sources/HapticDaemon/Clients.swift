@@ -177,3 +177,22 @@ struct PlayerRegistry {
     /// The players of a user: every connection of theirs, and their orphans.
     func ids(uid: UInt32) -> [Int] { byID.filter { $0.value.ownerUID == uid }.keys.sorted() }
 }
+
+extension PlayerRegistry {
+    /// Whether `client` may hold one more player: players are bounded per connection, per user
+    /// (counting orphans still playing after their connection closed) and for the whole daemon. A
+    /// client taking over an orphan (`adopting`) is bounded per connection only: the orphan already
+    /// counts for its user and the daemon.
+    func requireRoom(for client: ClientRegistry.Client, _ limits: DaemonConfig.Limits, adopting: Bool = false) throws(ProtocolError) {
+        guard client.players.count < limits.maxPlayersPerClient else {
+            throw ProtocolError(.limitExceeded, "this connection already has \(client.players.count) players (limits.max_players_per_client); destroy some")
+        }
+        guard !adopting else { return }
+        if let uid = client.peer?.uid, count(uid: uid) >= limits.maxPlayersPerUID {
+            throw ProtocolError(.limitExceeded, "user \(uid) already has \(count(uid: uid)) players, counting those still playing after their connection closed (limits.max_players_per_uid)")
+        }
+        guard count < limits.maxPlayers else {
+            throw ProtocolError(.limitExceeded, "the daemon holds \(count) players, its limit (limits.max_players)")
+        }
+    }
+}

@@ -86,9 +86,7 @@ extension DaemonCore {
             guard rec.owner == nil, uid == 0 || (uid != nil && uid == rec.ownerUID) else {
                 throw ProtocolError(.permissionDenied, "player \(id) belongs to another client")
             }
-            guard client.players.count < config.limits.maxPlayersPerClient else {
-                throw ProtocolError(.limitExceeded, "this connection already has \(client.players.count) players (limits.max_players_per_client); destroy some")
-            }
+            try players.requireRoom(for: client, config.limits, adopting: true)
             rec.owner = client.id
             players.setOwner(client.id, of: id)
             clients.addPlayer(id, to: client.id)

@@ -141,7 +141,7 @@ extension DaemonCore {
         }
         let pad = try padID(placement.target.device, access)
         let locality = placement.target.locality
-        try requirePlayerRoom(client)
+        try players.requireRoom(for: client, config.limits)
         let engine = try engine(pad, locality, access)
         var local = 0
         if let make {
@@ -170,20 +170,6 @@ extension DaemonCore {
         var fields = playerFields(id, players[id] ?? record, engine)
         if players[id] == nil && fields["state"] == nil { fields.append("state", .string("finished")) }
         return fields
-    }
-
-    /// Players are bounded per connection, per user (orphans included) and for the whole daemon.
-    func requirePlayerRoom(_ client: ClientRegistry.Client) throws(ProtocolError) {
-        let limits = config.limits
-        guard client.players.count < limits.maxPlayersPerClient else {
-            throw ProtocolError(.limitExceeded, "this connection already has \(client.players.count) players (limits.max_players_per_client); destroy some")
-        }
-        if let uid = client.peer?.uid, players.count(uid: uid) >= limits.maxPlayersPerUID {
-            throw ProtocolError(.limitExceeded, "user \(uid) already has \(players.count(uid: uid)) players, counting those still playing after their connection closed (limits.max_players_per_uid)")
-        }
-        guard players.count < limits.maxPlayers else {
-            throw ProtocolError(.limitExceeded, "the daemon holds \(players.count) players, its limit (limits.max_players)")
-        }
     }
 
     /// Scheduling for later is bounded per connection, over all its players (each player's own bound

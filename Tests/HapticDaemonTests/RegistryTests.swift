@@ -39,3 +39,40 @@ import Testing
         #expect(pads.failed(simulated) == nil && pads[simulated]?.connected == true)
     }
 }
+
+/// Who may hold another player (`PlayerRegistry.requireRoom`), with the registries built directly.
+@Suite struct PlayerRoomTests {
+    @Test func playersAreBoundedPerConnectionPerUserAndForTheDaemon() throws {
+        var config = DaemonConfig()
+        config.limits.maxPlayersPerClient = 2
+        config.limits.maxPlayersPerUID = 3
+        config.limits.maxPlayers = 4
+        var clients = ClientRegistry(), players = PlayerRegistry()
+        let alice = PeerCredentials(pid: 0, uid: 1000, gid: 1000), bob = PeerCredentials(pid: 0, uid: 1001, gid: 1001)
+        let a1 = try clients.admit(alice, app: "a", outlet: LinesOutlet(lines: Lines()), config: config).get()
+        let a2 = try clients.admit(alice, app: "a", outlet: LinesOutlet(lines: Lines()), config: config).get()
+        let b1 = try clients.admit(bob, app: "b", outlet: LinesOutlet(lines: Lines()), config: config).get()
+        func give(_ client: ClientID, _ uid: UInt32) throws {
+            try players.requireRoom(for: clients.byID[client]!, config.limits)
+            let id = players.add(pad: 0, locality: .default, local: players.count, owner: client, ownerUID: uid, kind: .created, app: "x")
+            clients.addPlayer(id, to: client)
+        }
+        func refusal(_ client: ClientID, adopting: Bool = false) -> String? {
+            do {
+                try players.requireRoom(for: clients.byID[client]!, config.limits, adopting: adopting)
+                return nil
+            } catch {
+                return error.code == .limitExceeded ? error.message : "\(error)"
+            }
+        }
+        try give(a1, 1000)
+        try give(a1, 1000)
+        #expect(refusal(a1)?.contains("limits.max_players_per_client") == true)
+        try give(a2, 1000)
+        #expect(refusal(a2)?.contains("limits.max_players_per_uid") == true, "alice's third player is her user's last")
+        #expect(refusal(a2, adopting: true) == nil, "an orphan already counts for its user")
+        try give(b1, 1001)
+        #expect(players.count == 4)
+        #expect(refusal(b1)?.contains("limits.max_players)") == true, "the daemon is full")
+    }
+}
