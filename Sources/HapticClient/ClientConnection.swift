@@ -30,7 +30,8 @@ final class ClientConnection: @unchecked Sendable {
         var eventHandler: (@Sendable (JSONObject) -> Void)?
         var disconnectHandler: (@Sendable (ClientError) -> Void)?
         var terminations: [@Sendable () -> Void] = []
-        /// The daemon's refusal (an error line before any request: not allowed, over a connection limit).
+        /// The daemon's refusal (an error line without an id, then the end: not allowed, over a connection
+        /// limit), while it is the last line read.
         var refusal: ClientError?
 
         var pendingCount: Int { pending.count - pendingHead }
@@ -309,8 +310,16 @@ final class ClientConnection: @unchecked Sendable {
             return
         }
         let slot = monitor.locked { () -> Slot? in
+            // The daemon refuses a connection with an error without an id, then closes it. When the
+            // last line before the end is such an error, it is why the connection ended — even when a
+            // request took it as its reply, and that request's write then failed on the closed socket.
+            if case .failure(.null, let code, let message, let details)? = parsed {
+                state.refusal = .failed(code: code, message: message, details: details)
+            } else {
+                state.refusal = nil
+            }
             guard let slot = state.popSlot() else {
-                // Nothing asked: the daemon's refusal of this connection, before it closes it.
+                // Nothing asked: an error line here is the daemon's refusal, whatever its id.
                 if case .failure(_, let code, let message, let details)? = parsed {
                     state.refusal = .failed(code: code, message: message, details: details)
                 }

@@ -1,5 +1,6 @@
 import DaemonTestSupport
 import Dispatch
+import Glibc
 import Foundation
 import HapticClient
 import HapticCore
@@ -121,5 +122,44 @@ import Testing
         #expect(!client.isConnected)
         #expect(throws: ClientError.self) { try client.request("ping") }
         #expect(daemon.terminate() == 0)
+    }
+
+    /// A stand-in daemon that refuses: it accepts one connection, writes an error line without an id
+    /// and closes — at once, or after reading the client's first request. Either way the client's
+    /// request fails with the refusal's code, not a broken pipe.
+    @Test(arguments: [false, true])
+    func aRefusedConnectionSaysWhyEvenWhenTheRequestRacesTheClose(readFirst: Bool) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("refuse-\(UUID().uuidString.prefix(8)).sock").path
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener); unlink(path) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+        }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0 && listen(listener, 1) == 0)
+        let served = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let fd = accept(listener, nil, nil)
+            if readFirst {
+                var byte: UInt8 = 0
+                while read(fd, &byte, 1) == 1 && byte != UInt8(ascii: "\n") {}
+            }
+            let line = #"{"id":null,"ok":false,"error":{"code":"limit_exceeded","message":"too many clients"}}"# + "\n"
+            _ = line.withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+            served.signal()
+        }
+        let client = try HapticClient(path: path)
+        if !readFirst { #expect(served.wait(timeout: .now() + 5) == .success) }  // closed before the request
+        do {
+            _ = try client.request("ping", timeout: 5)
+            Issue.record("a refused connection answered")
+        } catch {
+            guard case .failed(let code, _, _) = error else { Issue.record("expected the refusal, got \(error)"); return }
+            #expect(code == "limit_exceeded")
+        }
     }
 }
