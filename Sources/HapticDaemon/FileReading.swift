@@ -1,16 +1,17 @@
 import Glibc
 
 /// Why a file could not be read.
-struct FileReadFailure: Error, CustomStringConvertible {
-    var errno: Int32
-    var description: String
+public struct FileReadFailure: Error, CustomStringConvertible {
+    public var errno: Int32
+    public var description: String
 }
 
 /// A file's bytes, read with plain system calls (`EINTR` retried), at most `limit` of them: more is an
 /// error (`EFBIG`), or with `truncating` the read stops there and what was read is returned (at least
 /// `limit` bytes when the file has them, for a caller that reports an oversized file itself). The one
-/// way the daemon reads a file: its configuration, its patterns, a peer's `/proc/PID/comm`.
-func readFile(_ path: String, limit: Int, truncating: Bool = false) -> Result<[UInt8], FileReadFailure> {
+/// way the daemon reads a file: its configuration, its patterns, a peer's `/proc/PID/comm` (and
+/// hapticbench its patterns).
+public func readFile(_ path: String, limit: Int, truncating: Bool = false) -> Result<[UInt8], FileReadFailure> {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
         let e = errno

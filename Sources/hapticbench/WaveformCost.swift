@@ -1,5 +1,5 @@
-import Glibc
 import HapticCore
+import HapticDaemon
 
 /// CPU for voice-coil waveforms: `players` patterns rendered by `WaveformRenderer` at 48 kHz in 5 ms
 /// blocks into one mix, softly clipped, for `seconds` of output; returns the percentage of one core
@@ -9,7 +9,7 @@ func waveformCost(players: Int, seconds: Double, patternDirectory: String) -> Do
     var patterns: [CompiledPattern] = []
     for k in 0..<players {
         let path = patternDirectory + "/" + names[k % names.count] + ".ahap"
-        guard let text = try? readText(path), let loaded = try? PatternLoader.load(text: text) else { continue }
+        guard case .success(let bytes) = readFile(path, limit: 16 << 20), let loaded = try? PatternLoader.load(bytes: bytes) else { continue }
         patterns.append(CompiledPattern(loaded.pattern))
     }
     guard !patterns.isEmpty else { return .nan }
@@ -34,19 +34,3 @@ func waveformCost(players: Int, seconds: Double, patternDirectory: String) -> Do
     if sink.isNaN { print("") }  // keeps the work observable
     return used / seconds * 100
 }
-
-func readText(_ path: String) throws -> String {
-    guard let f = fopen(path, "r") else { throw BenchError.unreadable(path) }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, f)
-        if n <= 0 { break }
-        bytes += buffer[0..<n]
-        if bytes.count > 16 << 20 { break }
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-enum BenchError: Error { case unreadable(String) }
