@@ -785,6 +785,55 @@ do {
     for (i, pad) in pads.enumerated() { endsAtZero(pad, after: marks[i], "stop_all", from: t0) }
 }
 
+step("pulses")
+// 6b. Nothing lost (issue 26 §1): single `rumble` pulses of 10, 30 and 60 ms, five each, 0.3 s apart
+// (the spacing makes each pulse single; the checks then wait on the logs). Each must be written by
+// hapticd, held at least one interval, and reported by the pad with its value (xpad's units). A pulse
+// across a logged VM stall is left out of the judgement and counted.
+for pad in pads {
+    let strong = 0xC000, weak = 0x8000
+    let want = (strong >> pad.spec.shift, weak >> pad.spec.shift)
+    var sent = 0, written = 0, reached = 0, excused = 0, shortHeld = 0
+    var missed: [String] = []
+    for d in [0.010, 0.030, 0.060] {
+        for _ in 0..<5 {
+            let mark = pad.log.read().count
+            let body = JSONObject([
+                "device": .number(Double(pad.device)), "strong": .number(Double(strong) / 65535),
+                "weak": .number(Double(weak) / 65535), "duration": .number(d),
+            ])
+            let c = now()
+            guard (try? client.request("rumble", body)) != nil else { continue }
+            sent += 1
+            let until = c + d + pad.interval + 0.05
+            let bound = until + driverBound(pad)
+            _ = waitUntil(bound - c + 0.2) { reports(pad.log.read().dropFirst(mark)).contains { $0.strong == want.0 && $0.weak == want.1 } }
+            usleep(UInt32(max(0, c + 0.3 - now()) * 1e6))
+            let trace = readTrace().filter { $0.device == pad.device }
+            let w = trace.firstIndex { $0.time >= c - 0.001 && $0.time <= until && $0.strong > 0 && $0.weak > 0 }
+            let report = reports(pad.log.read().dropFirst(mark)).first { $0.time >= c && $0.time <= bound && $0.strong == want.0 && $0.weak == want.1 }
+            if stall(c, bound) != nil && (w == nil || report == nil) {
+                excused += 1
+                continue
+            }
+            if let w {
+                written += 1
+                if w + 1 < trace.count, trace[w + 1].time - trace[w].time < pad.interval - 0.0005 { shortHeld += 1 }
+            }
+            if report != nil { reached += 1 }
+            if w == nil || report == nil {
+                missed.append("\(Int(d * 1000)) ms at \(c): hapticd \(w == nil ? "never wrote it" : "wrote it"), the pad \(report == nil ? "never reported it" : "reported it")")
+            }
+        }
+    }
+    let judged = sent - excused
+    check(judged > 0 && written == judged && reached == judged,
+          "\(pad.label): single pulses of 10, 30 and 60 ms through hapticd all reach the pad (\(reached) of \(judged) judged, \(excused) across VM stalls)",
+          missed.joined(separator: "; "))
+    check(shortHeld == 0, "\(pad.label): every pulse is held at least one interval (\(ms(pad.interval)) ms) before the next write", "\(shortHeld) held less")
+    print("MEASURE-PULSES pad=\(pad.label) profile=\(pad.spec.profile) interval_ms=\(ms(pad.interval)) sent=\(sent) judged=\(judged) written=\(written) reached=\(reached) excused=\(excused)")
+}
+
 step("removal")
 // 7. Removal: the 360 pad is unplugged mid-rumble (its bus power goes: that is its stop), hapticd
 // survives and marks it disconnected; plugged in again it is found at rest and plays again.
