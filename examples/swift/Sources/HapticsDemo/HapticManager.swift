@@ -14,7 +14,8 @@ final class HapticManager {
             engine = haptics.createEngine(withLocality: .default)
         } else {
             guard CHHapticEngine.capabilitiesForHardware().supportsHaptics else {
-                throw CHHapticError(.notSupported)
+                // On Linux: hapticd is not running, or has no pad (`hapticd --simulate` gives one).
+                throw CHHapticError(.notSupported, userInfo: [NSLocalizedDescriptionKey: "no haptic hardware: is hapticd running with a pad?"])
             }
             engine = try CHHapticEngine()
         }
