@@ -580,10 +580,11 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 }
 
 /// A value carried to another thread where the compiler cannot see it is safe: a program's handler
-/// (Apple's handler types are not `@Sendable`), called only on the engine's `handlerQueue`.
-struct Unchecked<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
+/// (Apple's handler types are not `@Sendable`), called only on the engine's `handlerQueue`; in
+/// GameController, what a notification carries to the notification queue.
+package struct Unchecked<T>: @unchecked Sendable {
+    package let value: T
+    package init(_ value: T) { self.value = value }
 }
 
 /// Audio resource URLs by id, for writing audio events of patterns made from objects.

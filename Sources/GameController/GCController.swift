@@ -317,8 +317,3 @@ final class ControllerMonitor: Sendable {
     }
 }
 
-/// A value carried to the notification queue (`GCController`s are Sendable; the tuple is not seen as such).
-struct Unchecked<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
