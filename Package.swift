@@ -51,13 +51,16 @@ let package = Package(
         ),
         .target(
             name: "Evdev",
-            dependencies: ["CEvdev", "HapticCore", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["CEvdev", "HapticCore", "BoundedIO", .product(name: "SystemPackage", package: "swift-system")]
         ),
+        // Bounded, EINTR-safe reads (files, pipes, sockets, inotify) through swift-system's FileDescriptor.
+        .target(name: "BoundedIO", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "HapticProtocol", dependencies: ["HapticCore"]),
         .target(
             name: "HapticDaemon",
             dependencies: [
-                "HapticCore", "Evdev", "HapticProtocol",
+                "HapticCore", "Evdev", "HapticProtocol", "BoundedIO",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -65,7 +68,9 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
-        .target(name: "HapticClient", dependencies: ["HapticProtocol", "HapticCore"]),
+        .target(
+            name: "HapticClient",
+            dependencies: ["HapticProtocol", "HapticCore", "BoundedIO", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "CoreHaptics", dependencies: ["HapticClient", "HapticCore"]),
         .target(name: "GameController", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
         .target(name: "HapticFeedback", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
@@ -86,7 +91,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hapticbench",
-            dependencies: ["HapticCore", "HapticDaemon", "HapticClient", "CoreHaptics", "Evdev", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HapticCore", "HapticDaemon", "HapticClient", "CoreHaptics", "Evdev", "BoundedIO", .product(name: "Logging", package: "swift-log")]
         ),
         // Runs inside the qemu VM against a uinput pad (scripts/vm-test.sh); built as a static executable.
         .target(name: "VMTestSupport", path: "Tests/VM/VMTestSupport"),
@@ -119,6 +124,9 @@ let package = Package(
         ),
         .testTarget(name: "HapticToolsTests", dependencies: ["HapticCore", "HapticTools"]),
         .testTarget(name: "EvdevTests", dependencies: ["Evdev", "HapticCore"]),
+        .testTarget(
+            name: "BoundedIOTests",
+            dependencies: ["BoundedIO", .product(name: "SystemPackage", package: "swift-system")]),
         // A real hapticd for the end-to-end tests of every test target.
         .target(name: "DaemonTestSupport", dependencies: ["HapticClient", "HapticCore"], path: "Tests/DaemonTestSupport"),
         .testTarget(

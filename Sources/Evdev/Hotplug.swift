@@ -1,5 +1,7 @@
+import BoundedIO
 import CEvdev
 import Glibc
+import SystemPackage
 
 /// A rumble pad appearing or disappearing.
 public enum HotplugEvent: Equatable, Sendable {
@@ -106,17 +108,18 @@ public final class InputDirectoryWatcher {
     /// The changes to `event*` nodes read so far (non-blocking; empty when none are pending).
     public func readChanges() throws(DeviceError) -> [NodeChange] {
         var changes: [NodeChange] = []
-        let capacity = 16 * 1024
-        var buffer = [UInt8](repeating: 0, count: capacity)
+        var chunk = BoundedChunk(capacity: 16 * 1024)
         while true {
             let n: Int
             do {
-                n = try syscall(.read, directory) { buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, capacity) } }
+                n = try chunk.read(from: FileDescriptor(rawValue: fileDescriptor))
+            } catch .resourceTemporarilyUnavailable {
+                return changes
             } catch {
-                if case .system(let e) = error.kind, e == .resourceTemporarilyUnavailable { return changes }
-                throw error
+                throw DeviceError(.read, directory, error)
             }
             if n <= 0 { return changes }
+            let buffer = Array(chunk.bytes)
             var offset = 0
             let header = MemoryLayout<inotify_event>.size
             while offset + header <= n {

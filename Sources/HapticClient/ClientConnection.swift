@@ -1,7 +1,9 @@
+import BoundedIO
 import Dispatch
 import Glibc
 import HapticCore
 import HapticProtocol
+import SystemPackage
 
 /// The socket, the requests waiting for their replies, and the thread that reads (see `HapticClient`).
 ///
@@ -257,9 +259,9 @@ final class ClientConnection: @unchecked Sendable {
 
     /// The reader thread: lines in, replies to their requests, events to their handler.
     private func read() {
-        var buffer: [UInt8] = []
-        var start = 0
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        var chunk = BoundedChunk()
+        var lines = LineSplitter(maximumLength: Self.maximumReadLine)
+        let socket = FileDescriptor(rawValue: fd)
         var why: ClientError?
         loop: while true {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -268,24 +270,24 @@ final class ClientConnection: @unchecked Sendable {
                 why = .disconnected("poll: \(String(cString: strerror(errno)))")
                 break
             }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
-                why = .disconnected("recv: \(String(cString: strerror(errno)))")
+            let n: Int
+            do {
+                n = try chunk.read(from: socket)
+            } catch .resourceTemporarilyUnavailable {
+                continue
+            } catch {
+                why = .disconnected("recv: \(error)")
                 break
             }
             if n == 0 { break }
-            buffer.append(contentsOf: chunk[..<n])
-            while let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[start..<nl], as: UTF8.self)
-                start = nl + 1
-                deliver(line)
+            for piece in lines.feed(chunk.bytes) {
+                guard case .line(let line) = piece else {
+                    why = .disconnected("hapticd sent a line longer than \(Self.maximumReadLine) bytes")
+                    break loop
+                }
+                deliver(String(decoding: line, as: UTF8.self))
             }
-            if start > 0 {
-                buffer.removeFirst(start)
-                start = 0
-            }
-            if buffer.count > Self.maximumReadLine {
+            if lines.isSkippingOverlongLine {
                 why = .disconnected("hapticd sent a line longer than \(Self.maximumReadLine) bytes")
                 break
             }

@@ -1,3 +1,4 @@
+import BoundedIO
 import Glibc
 import HapticCore
 import TOMLKit

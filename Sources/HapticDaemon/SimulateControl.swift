@@ -1,6 +1,7 @@
+import BoundedIO
 import Dispatch
-import Glibc
 import Logging
+import SystemPackage
 
 extension SimulatedPad {
     /// Reads `unplug N` / `plug N` lines from `fd` (`hapticd --simulate --simulate-control`: standard
@@ -10,32 +11,30 @@ extension SimulatedPad {
     public static func followControlLines(fd: Int32, pads: Int, core: DaemonCore, logger: Logger) {
         DispatchQueue(label: "hapticd.simulate-control").async {
             var unplugged: Set<Int> = []
-            var line: [UInt8] = []
-            var skipping = false
-            var byte: UInt8 = 0
-            while true {
-                let n = read(fd, &byte, 1)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                if byte != UInt8(ascii: "\n") {
-                    if line.count < 64 { line.append(byte) } else { skipping = true }
-                    continue
-                }
-                let words = String(decoding: line, as: UTF8.self).split(separator: " ")
-                let overlong = skipping
-                line = []
-                skipping = false
-                guard !overlong, words.count == 2, let i = Int(words[1]), (0..<pads).contains(i), ["unplug", "plug"].contains(words[0]) else {
-                    logger.warning("simulate-control: expected 'unplug N' or 'plug N' with N in 0..<\(pads)")
-                    continue
-                }
-                let pad = SimulatedPad(index: i)
-                if words[0] == "unplug", unplugged.insert(i).inserted {
-                    core.removeDevice(path: pad.info.path)
-                } else if words[0] == "plug", unplugged.remove(i) != nil {
-                    core.addPad(info: pad.info, sink: pad, simulated: true)
+            var chunk = BoundedChunk(capacity: 4096)
+            var lines = LineSplitter(maximumLength: 64)
+            let input = FileDescriptor(rawValue: fd)
+            while (try? chunk.read(from: input)) ?? 0 > 0 {
+                for piece in lines.feed(chunk.bytes) {
+                    guard case .line(let line) = piece, let (word, i) = Self.controlCommand(line, pads: pads) else {
+                        logger.warning("simulate-control: expected 'unplug N' or 'plug N' with N in 0..<\(pads)")
+                        continue
+                    }
+                    let pad = SimulatedPad(index: i)
+                    if word == "unplug", unplugged.insert(i).inserted {
+                        core.removeDevice(path: pad.info.path)
+                    } else if word == "plug", unplugged.remove(i) != nil {
+                        core.addPad(info: pad.info, sink: pad, simulated: true)
+                    }
                 }
             }
         }
+    }
+
+    /// `unplug N` or `plug N` with N in 0..<pads.
+    static func controlCommand(_ line: [UInt8], pads: Int) -> (String, Int)? {
+        let words = String(decoding: line, as: UTF8.self).split(separator: " ")
+        guard words.count == 2, let i = Int(words[1]), (0..<pads).contains(i), ["unplug", "plug"].contains(words[0]) else { return nil }
+        return (String(words[0]), i)
     }
 }

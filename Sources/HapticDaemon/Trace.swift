@@ -2,6 +2,7 @@ import Glibc
 import HapticCore
 import HapticProtocol
 import NIOConcurrencyHelpers
+import SystemPackage
 
 /// `--trace FILE`: appends `time,device,strong,weak` for every device write (monotonic seconds).
 /// Used only under the render loop's lock.
@@ -65,14 +66,6 @@ public final class RequestRecorder: Sendable {
             return true
         }
         guard room else { return }
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return }
-                offset += n
-            }
-        }
+        _ = try? FileDescriptor(rawValue: fd).writeAll(bytes)  // EINTR retried; a failed trace write is dropped
     }
 }
