@@ -111,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "hapticctl",
             dependencies: [
-                "HapticCore", "HapticTools", "HapticClient", "HapticProtocol",
+                "HapticCore", "HapticTools", "HapticClient", "HapticProtocol", "BoundedIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BoundedIO
 import Foundation
 import HapticCore
 import HapticTools
@@ -35,19 +36,14 @@ enum ReadOutcome {
     case unreadable(String)
 }
 
-/// At most `limit + 1` bytes of a file (enough to tell that it is over the limit), or why not: a huge
-/// file, or a device such as /dev/zero, is never read whole.
+/// A file's bytes, up to a little past `limit` (enough to tell that it is over the limit), or why not:
+/// a huge file, or a device such as /dev/zero, is never read whole.
 func readBounded(_ path: String, limit: Int) -> ReadOutcome {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .unreadable("no such file") }
-    if isDirectory.boolValue { return .unreadable("it is a directory") }
-    guard let handle = FileHandle(forReadingAtPath: path) else { return .unreadable("permission denied") }
-    defer { try? handle.close() }
-    do {
-        let cap = limit < Int.max ? limit + 1 : limit
-        return .bytes([UInt8](try handle.read(upToCount: cap) ?? Data()))
-    } catch {
-        return .unreadable(error.localizedDescription)
+    switch readFile(path, limit: limit < Int.max ? limit + 1 : limit, truncating: true) {
+    case .success(let bytes): return .bytes(bytes)
+    case .failure(let failure) where failure.errno == EISDIR: return .unreadable("it is a directory")
+    case .failure(let failure) where failure.errno == EACCES: return .unreadable("permission denied")
+    case .failure(let failure): return .unreadable(failure.description)
     }
 }
 
