@@ -56,8 +56,8 @@ import Testing
     }
 
     @Test func everyCurveOfTheFileIsReadTheSameWay() throws {
-        // Read curve by curve (the old rule), the early chunks fit inside the 3 s event and stayed
-        // relative while the late ones overflowed and were read as absolute: one file, two conventions.
+        // Read curve by curve, the early chunks would fit inside the 3 s event and stay relative while
+        // the late ones overflow and read as absolute: one file, two conventions. Decided once per file.
         let loaded = try mustLoad(Self.exporterStyle(absolute: true))
         for curve in loaded.pattern.curves {
             #expect(curve.controlPoints[0].time == 0, "every curve starts its points at its own start")

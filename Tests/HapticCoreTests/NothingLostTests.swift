@@ -144,7 +144,7 @@ import Testing
     }
 
     /// A pulse inside a pattern: no command marks it, and it may begin and end while the loop sleeps
-    /// until the pacer's interval is over (it used to be lost there: the loop woke after it ended).
+    /// until the pacer's interval is over: a loop that woke only at the interval's end would miss it.
     @Test(arguments: DeviceProfile.builtIn)
     func aPatternsOwnPulseReachesThePadWhileTheLoopSleeps(profile: DeviceProfile) throws {
         for loop in Loop.allCases {

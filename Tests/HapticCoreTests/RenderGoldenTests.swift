@@ -183,8 +183,8 @@ import Testing
     @Test func profilesQuantizeLikeTheirDrivers() {
         #expect(DeviceProfile.Quantization.bits8.apply(0xABCD) == 0xABAB)
         #expect(DeviceProfile.Quantization.bits8.apply(0xFFFF) == 0xFFFF)
-        // 0…100 rounded down, as hid-microsoft computes it (this used to round to nearest, which no
-        // driver does: 656 is level 1, represented by the smallest magnitude of level 1, 656).
+        // 0…100 rounded down, as hid-microsoft computes it (no driver rounds to nearest: 656 is level
+        // 1, represented by the smallest magnitude of level 1, 656).
         #expect(DeviceProfile.Quantization.percent.apply(300) == 0)
         #expect(DeviceProfile.Quantization.percent.apply(655) == 0)
         #expect(DeviceProfile.Quantization.percent.apply(656) == 656)

@@ -207,7 +207,7 @@ import Testing
         guard case .array(let before)? = try c.request("patterns")["patterns"] else { Issue.record("no patterns"); return }
         #expect(refused(uid: 65534, daemon), "nobody is refused by the allow-list")
 
-        // `[[[` used to abort inside toml++ on SIGHUP.
+        // `[[[` makes toml++ abort unless the TOMLSyntax check refuses it first.
         try "[[[\n".write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         kill(daemon.process.processIdentifier, SIGHUP)
         #expect(waitUntil { daemon.logText.contains("reload failed") })

@@ -32,10 +32,10 @@ import Testing
     }
 
     /// Events are written under the render loop's lock, which a request takes on its connection's
-    /// own event loop thread. Written in place, an event to a subscriber that had just gone away
-    /// failed, closed that channel at once, and its `channelInactive` asked for the disconnect from
-    /// inside the loop: libdispatch trapped (the loop was a serial queue then; a lock would deadlock). Subscribers that come and go while a client changes what plays (every
-    /// change writes the pad and sends `device.output`) used to kill the daemon within seconds.
+    /// own event loop thread. Written in place, an event to a subscriber that had just gone away would
+    /// fail, close that channel at once, and its `channelInactive` would ask for the disconnect from
+    /// inside the loop, whose lock it already holds. Subscribers come and go here while a client
+    /// changes what plays (every change writes the pad and sends `device.output`): the daemon lives.
     @Test func subscribersVanishingWhileEventsAreWrittenDoNotKillTheDaemon() throws {
         let daemon = try DaemonProcess(["--simulate", "1"], config: "[limits]\nmax_clients = 200\nmax_clients_per_uid = 200\n")
         let c = try daemon.client()
