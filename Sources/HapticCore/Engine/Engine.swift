@@ -443,7 +443,7 @@ public final class HapticEngine {
             if let threshold, p.priority < threshold { g *= duck }
             guard g > 0 else { continue }
             let m = p.magnitudes(at: t, route: route)
-            mix = mix.mixed(with: g >= 1 ? m : MotorMagnitudes(strong: UInt16(Double(m.strong) * g), weak: UInt16(Double(m.weak) * g)))
+            mix = mix.mixed(with: m.scaled(by: g))
         }
         return mix
     }

@@ -16,26 +16,80 @@ public enum Locality: String, CaseIterable, Sendable, Hashable {
     case leftTrigger
     case rightTrigger
 
-    /// How this locality's output reaches the motors; nil where a rumble pad has nothing.
-    public var route: MotorRoute? {
-        switch self {
-        case .default, .all, .handles: .both
-        case .leftHandle: .strongOnly
-        case .rightHandle: .weakOnly
-        case .triggers, .leftTrigger, .rightTrigger: nil
+    /// How this locality's output reaches the motors of an evdev rumble pad; nil where it has nothing.
+    public var route: MotorRoute? { route(for: .rumble) }
+
+    /// How this locality's output reaches a pad with these actuators; nil where the pad has nothing
+    /// there (docs/rendering.md §10 and §13).
+    public func route(for actuators: DeviceProfile.Actuators) -> MotorRoute? {
+        switch (actuators, self) {
+        case (.rumble, .default), (.rumble, .all), (.rumble, .handles): .both
+        case (.rumble, .leftHandle): .strongOnly
+        case (.rumble, .rightHandle): .weakOnly
+        case (.rumble, _): nil
+        // Two HD-rumble actuators, each with a low and a high band: a handle is a whole actuator,
+        // crossfaded by sharpness like the pair of a rumble pad.
+        case (.hdRumble, .default), (.hdRumble, .all), (.hdRumble, .handles):
+            MotorRoute(crossfadesFirstPair: true, crossfadesSecondPair: true)
+        case (.hdRumble, .leftHandle): MotorRoute(crossfadesFirstPair: true)
+        case (.hdRumble, .rightHandle): MotorRoute(crossfadesSecondPair: true)
+        case (.hdRumble, _): nil
+        // Handle motors as on a rumble pad, and a motor in each trigger (one frequency each).
+        case (.rumbleAndTriggers, .default), (.rumbleAndTriggers, .handles): .both
+        case (.rumbleAndTriggers, .all):
+            MotorRoute(crossfadesFirstPair: true, direct: MotorRoute.thirdChannel | MotorRoute.fourthChannel)
+        case (.rumbleAndTriggers, .leftHandle): .strongOnly
+        case (.rumbleAndTriggers, .rightHandle): .weakOnly
+        case (.rumbleAndTriggers, .triggers): MotorRoute(direct: MotorRoute.thirdChannel | MotorRoute.fourthChannel)
+        case (.rumbleAndTriggers, .leftTrigger): MotorRoute(direct: MotorRoute.thirdChannel)
+        case (.rumbleAndTriggers, .rightTrigger): MotorRoute(direct: MotorRoute.fourthChannel)
         }
     }
 
     /// The localities an evdev rumble pad supports, in Apple's order.
-    public static let rumblePad: [Locality] = allCases.filter { $0.route != nil }
+    public static let rumblePad: [Locality] = supported(by: .rumble)
+
+    /// The localities a pad with these actuators supports, in Apple's order.
+    public static func supported(by actuators: DeviceProfile.Actuators) -> [Locality] {
+        allCases.filter { $0.route(for: actuators) != nil }
+    }
 }
 
-/// Which motors a signal drives.
-public enum MotorRoute: Sendable, Equatable {
-    /// Both, by sharpness: the equal-power crossfade (docs/rendering.md §5).
-    case both
+/// Which actuator channels a signal drives (`MotorMagnitudes`' four): pairs that take the
+/// equal-power crossfade by sharpness, and channels that take the intensity as it is (one motor, one
+/// frequency: sharpness moves no energy there).
+public struct MotorRoute: Sendable, Equatable, Hashable {
+    /// Whether (`strong`, `weak`) take the crossfade.
+    public var crossfadesFirstPair: Bool
+    /// Whether (`third`, `fourth`) take the crossfade.
+    public var crossfadesSecondPair: Bool
+    /// The channels that take the intensity itself: a mask of `strongChannel`, `weakChannel`,
+    /// `thirdChannel`, `fourthChannel`.
+    public var direct: UInt8
+
+    public static let strongChannel: UInt8 = 1
+    public static let weakChannel: UInt8 = 2
+    public static let thirdChannel: UInt8 = 4
+    public static let fourthChannel: UInt8 = 8
+
+    public init(crossfadesFirstPair: Bool = false, crossfadesSecondPair: Bool = false, direct: UInt8 = 0) {
+        self.crossfadesFirstPair = crossfadesFirstPair
+        self.crossfadesSecondPair = crossfadesSecondPair
+        self.direct = direct & 0x0F
+    }
+
+    /// Both motors of a rumble pad, by sharpness: the equal-power crossfade (docs/rendering.md §5).
+    public static let both = MotorRoute(crossfadesFirstPair: true)
     /// Only the strong (left, low-frequency) motor: intensity is its magnitude.
-    case strongOnly
+    public static let strongOnly = MotorRoute(direct: strongChannel)
     /// Only the weak (right, high-frequency) motor: intensity is its magnitude.
-    case weakOnly
+    public static let weakOnly = MotorRoute(direct: weakChannel)
+
+    /// Where a fixed pair of magnitudes (a `rumble` command's strong and weak) goes: it ignores the
+    /// route's one-motor choices — its magnitudes are the handle motors' — and where the route
+    /// crossfades into the second pair (both HD-rumble actuators), that pair takes them too, as SDL
+    /// plays a rumble on a Switch pad (low band ← strong, high band ← weak, on both actuators).
+    public func place(strong: UInt16, weak: UInt16) -> MotorMagnitudes {
+        MotorMagnitudes(strong: strong, weak: weak, third: crossfadesSecondPair ? strong : 0, fourth: crossfadesSecondPair ? weak : 0)
+    }
 }

@@ -56,7 +56,9 @@ public struct Pacer: Sendable {
         windowPeak = nil
         let out = MotorMagnitudes(
             strong: Self.choose(peak: peak.strong, owed: owed.strong, latest: q.strong, written: written.strong),
-            weak: Self.choose(peak: peak.weak, owed: owed.weak, latest: q.weak, written: written.weak))
+            weak: Self.choose(peak: peak.weak, owed: owed.weak, latest: q.weak, written: written.weak),
+            third: Self.choose(peak: peak.third, owed: owed.third, latest: q.third, written: written.third),
+            fourth: Self.choose(peak: peak.fourth, owed: owed.fourth, latest: q.fourth, written: written.fourth))
         owed = .zero
         if out != written {
             written = out
@@ -88,7 +90,7 @@ public struct Pacer: Sendable {
 
     /// Per motor, `b` where it is non-zero, else `a`.
     static func newest(_ a: MotorMagnitudes, _ b: MotorMagnitudes) -> MotorMagnitudes {
-        MotorMagnitudes(strong: b.strong != 0 ? b.strong : a.strong, weak: b.weak != 0 ? b.weak : a.weak)
+        MotorMagnitudes.zip(a, b) { $1 != 0 ? $1 : $0 }
     }
 
     /// `passed(value)`, when a write must wait at `now` (it went by while the pad could not be given
@@ -133,9 +135,9 @@ public struct Pacer: Sendable {
     /// Whether something offered has not reached the pad yet: the loop keeps ticking until it has.
     public var hasPendingOutput: Bool {
         if latest != written { return true }
-        if owed.strong != 0 && owed.strong != written.strong || owed.weak != 0 && owed.weak != written.weak { return true }
+        if MotorMagnitudes.any(owed, written, { $0 != 0 && $0 != $1 }) { return true }
         guard let peak = windowPeak else { return false }
-        return peak.strong > written.strong || peak.weak > written.weak
+        return MotorMagnitudes.any(peak, written, { $0 > $1 })
     }
 
     /// When the pacer next needs to run even if the output does not change: the end of the interval

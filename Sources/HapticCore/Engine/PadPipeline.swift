@@ -113,7 +113,8 @@ public final class PadPipeline {
         // non-zero value supersedes it): with both motors running, the walk — a mix per breakpoint,
         // dozens of them under a busy mix — is not needed.
         let probe = scaled(mix(at: now))
-        guard probe.strong == 0 || probe.weak == 0 else { return }
+        let secondPair = engine.profile.actuators != .rumble
+        guard probe.strong == 0 || probe.weak == 0 || secondPair && (probe.third == 0 || probe.fourth == 0) else { return }
         func next(after t: Double) -> Double {
             var change = engine.nextChange(at: t)
             for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: t)) }
@@ -136,10 +137,10 @@ public final class PadPipeline {
     /// The pad's gain, then its ceiling.
     func scaled(_ m: MotorMagnitudes) -> MotorMagnitudes {
         var out = m
-        if gain < 1 { out = MotorMagnitudes(strong: UInt16(Double(m.strong) * gain), weak: UInt16(Double(m.weak) * gain)) }
+        if gain < 1 { out = m.scaled(by: gain) }
         if maxStrength < 1 {
             let ceiling = UInt16(maxStrength * 65535)
-            out = MotorMagnitudes(strong: min(out.strong, ceiling), weak: min(out.weak, ceiling))
+            out = out.map { min($0, ceiling) }
         }
         return out
     }

@@ -188,7 +188,7 @@ final class PlayerState {
         let signal = compiled.frame(at: o, external: controls.isEmpty ? .neutral : controls.values(at: t))
         if let fixed = fixedOutput {
             let i = min(max(signal.intensity, 0), 1)
-            return MotorMagnitudes(strong: UInt16(Double(fixed.strong) * i), weak: UInt16(Double(fixed.weak) * i))
+            return route.place(strong: UInt16(Double(fixed.strong) * i), weak: UInt16(Double(fixed.weak) * i))
         }
         return MotorMapping.magnitudes(for: signal, profile: compiled.profile, route: route, quantized: false)
     }

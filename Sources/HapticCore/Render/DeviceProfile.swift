@@ -147,12 +147,34 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     public var strongFloor: Double
     public var weakFloor: Double
 
+    /// What a pad's actuators are, as hapticd drives them: which localities it has and what
+    /// `MotorMagnitudes`' channels mean (docs/rendering.md §13).
+    public enum Actuators: String, Equatable, Sendable, Codable, CaseIterable {
+        /// Two motors, strong and weak: every evdev (`FF_RUMBLE`) pad.
+        case rumble
+        /// Two linear resonant actuators, each with a low and a high band of its own frequency and
+        /// amplitude (Switch HD rumble, through the pad's own reports): `strong`/`weak` the left one's
+        /// dull and sharp parts, `third`/`fourth` the right one's.
+        case hdRumble = "hd-rumble"
+        /// Two handle motors as `rumble`, and a motor in each trigger: `third` left, `fourth` right
+        /// (Xbox impulse triggers, through the pad's own reports).
+        case rumbleAndTriggers = "rumble-and-triggers"
+    }
+
+    /// The pad's actuators as this profile drives them (`rumble` for every evdev profile).
+    public var actuators: Actuators
+    /// The second pair's floor (`third`, `fourth`), as `strongFloor` is the strong motor's.
+    public var secondPairFloor: Double
+    /// The second pair's quantization; nil: `quantization`.
+    public var secondPairQuantization: Quantization?
+
     public init(
         name: String, displayName: String, matches: [Match] = [], minimumUpdateInterval: Double,
         quantization: Quantization = .full, weakQuantization: Quantization? = nil, refreshInterval: Double? = nil,
         keepsEffectPlaying: Bool = false, settles: Bool = false,
         transientPulse: TransientPulse = .init(sharp: 0.030, dull: 0.080, minimum: 0.020),
-        strongFloor: Double = 0, weakFloor: Double = 0
+        strongFloor: Double = 0, weakFloor: Double = 0,
+        actuators: Actuators = .rumble, secondPairFloor: Double = 0, secondPairQuantization: Quantization? = nil
     ) {
         self.name = name
         self.displayName = displayName
@@ -166,6 +188,9 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         self.transientPulse = transientPulse
         self.strongFloor = strongFloor
         self.weakFloor = weakFloor
+        self.actuators = actuators
+        self.secondPairFloor = secondPairFloor
+        self.secondPairQuantization = secondPairQuantization
     }
 
     /// The pulse length of a transient with this sharpness, stretched or shrunk by the decay control
@@ -180,10 +205,16 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         return max(scaled, transientPulse.minimum, minimumUpdateInterval)
     }
 
-    /// Both motors as the pad will play them (each motor's quantization applied).
+    /// Every channel as the pad will play it (each one's quantization applied).
     @inlinable
     public func quantize(_ m: MotorMagnitudes) -> MotorMagnitudes {
-        MotorMagnitudes(strong: quantization.apply(m.strong), weak: (weakQuantization ?? quantization).apply(m.weak))
+        var q = MotorMagnitudes(strong: quantization.apply(m.strong), weak: (weakQuantization ?? quantization).apply(m.weak))
+        if m.hasSecondPair {
+            let second = secondPairQuantization ?? quantization
+            q.third = second.apply(m.third)
+            q.fourth = second.apply(m.fourth)
+        }
+        return q
     }
 
     /// Whether this profile is meant for the device with these ids.

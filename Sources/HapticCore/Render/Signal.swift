@@ -15,32 +15,68 @@ public struct HapticSignal: Equatable, Sendable {
     public static let silent = HapticSignal(intensity: 0, sharpness: 0)
 }
 
-/// One frame of `FF_RUMBLE` output: the heavy low-frequency motor and the light high-frequency one.
+/// One frame of output for a pad's actuators, 0…65535 each.
+///
+/// On every evdev pad (`FF_RUMBLE`) only `strong` and `weak` are used: the heavy low-frequency motor
+/// and the light high-frequency one. Pads driven through their own reports (hidraw,
+/// `DeviceProfile.Actuators`) have a second pair, `third` and `fourth`: the trigger motors (left,
+/// right) of an Xbox pad; on a Switch pad's two HD-rumble actuators, `strong`/`weak` are the left
+/// actuator's dull and sharp parts and `third`/`fourth` the right one's (docs/rendering.md §13).
 public struct MotorMagnitudes: Equatable, Sendable, Hashable, CustomStringConvertible {
     public var strong: UInt16
     public var weak: UInt16
+    public var third: UInt16
+    public var fourth: UInt16
 
-    public init(strong: UInt16, weak: UInt16) {
+    public init(strong: UInt16, weak: UInt16, third: UInt16 = 0, fourth: UInt16 = 0) {
         self.strong = strong
         self.weak = weak
+        self.third = third
+        self.fourth = fourth
     }
 
     public static let zero = MotorMagnitudes(strong: 0, weak: 0)
-    public var isZero: Bool { strong == 0 && weak == 0 }
+    public var isZero: Bool { strong == 0 && weak == 0 && third == 0 && fourth == 0 }
+    /// Whether the second pair carries anything (never on an evdev pad).
+    public var hasSecondPair: Bool { third != 0 || fourth != 0 }
 
-    /// Sum two frames, clamping each motor at full scale (how players mix on one pad).
+    /// Channel by channel.
+    @inlinable
+    public static func zip(_ a: MotorMagnitudes, _ b: MotorMagnitudes, _ f: (UInt16, UInt16) -> UInt16) -> MotorMagnitudes {
+        MotorMagnitudes(strong: f(a.strong, b.strong), weak: f(a.weak, b.weak), third: f(a.third, b.third), fourth: f(a.fourth, b.fourth))
+    }
+
+    /// Each channel through `f`.
+    @inlinable
+    public func map(_ f: (UInt16) -> UInt16) -> MotorMagnitudes {
+        MotorMagnitudes(strong: f(strong), weak: f(weak), third: f(third), fourth: f(fourth))
+    }
+
+    /// Whether `f` holds for some channel of `a` and `b`.
+    @inlinable
+    public static func any(_ a: MotorMagnitudes, _ b: MotorMagnitudes, _ f: (UInt16, UInt16) -> Bool) -> Bool {
+        f(a.strong, b.strong) || f(a.weak, b.weak) || f(a.third, b.third) || f(a.fourth, b.fourth)
+    }
+
+    /// Sum two frames, clamping each channel at full scale (how players mix on one pad).
     public func mixed(with other: MotorMagnitudes) -> MotorMagnitudes {
-        MotorMagnitudes(
-            strong: UInt16(min(UInt32(strong) + UInt32(other.strong), 0xFFFF)),
-            weak: UInt16(min(UInt32(weak) + UInt32(other.weak), 0xFFFF)))
+        Self.zip(self, other) { UInt16(min(UInt32($0) + UInt32($1), 0xFFFF)) }
     }
 
-    /// Each motor's larger value (how a pacer keeps the peak of a window).
+    /// Each channel's larger value (how a pacer keeps the peak of a window).
     public func peak(with other: MotorMagnitudes) -> MotorMagnitudes {
-        MotorMagnitudes(strong: max(strong, other.strong), weak: max(weak, other.weak))
+        Self.zip(self, other) { max($0, $1) }
     }
 
-    public var description: String { "strong=\(strong) weak=\(weak)" }
+    /// Every channel times `g` (0…1), rounded down.
+    @inlinable
+    public func scaled(by g: Double) -> MotorMagnitudes {
+        g >= 1 ? self : map { UInt16(Double($0) * max(g, 0)) }
+    }
+
+    public var description: String {
+        hasSecondPair ? "strong=\(strong) weak=\(weak) third=\(third) fourth=\(fourth)" : "strong=\(strong) weak=\(weak)"
+    }
 }
 
 /// Intensity and sharpness to motor magnitudes (docs/rendering.md, "From signal to motors").
@@ -63,20 +99,35 @@ public enum MotorMapping {
     ) -> MotorMagnitudes {
         let i = min(max(signal.intensity, 0), 1)
         let s = min(max(signal.sharpness, 0), 1)
-        let strong: UInt16, weak: UInt16
-        switch route {
-        case .both:
-            strong = scale(lift(i * (1 - s).squareRoot(), floor: profile.strongFloor))
-            weak = scale(lift(i * s.squareRoot(), floor: profile.weakFloor))
-        case .strongOnly:
-            strong = scale(lift(i, floor: profile.strongFloor))
-            weak = 0
-        case .weakOnly:
-            strong = 0
-            weak = scale(lift(i, floor: profile.weakFloor))
+        var m = MotorMagnitudes.zero
+        if route.crossfadesFirstPair || route.crossfadesSecondPair {
+            let dull = i * (1 - s).squareRoot(), sharp = i * s.squareRoot()
+            if route.crossfadesFirstPair {
+                m.strong = scale(lift(dull, floor: profile.strongFloor))
+                m.weak = scale(lift(sharp, floor: profile.weakFloor))
+            }
+            if route.crossfadesSecondPair {
+                m.third = scale(lift(dull, floor: profile.secondPairFloor))
+                m.fourth = scale(lift(sharp, floor: profile.secondPairFloor))
+            }
         }
-        guard quantized else { return MotorMagnitudes(strong: strong, weak: weak) }
-        return profile.quantize(MotorMagnitudes(strong: strong, weak: weak))
+        if route.direct != 0 {
+            if route.direct & MotorRoute.strongChannel != 0 { m.strong = scale(lift(i, floor: profile.strongFloor)) }
+            if route.direct & MotorRoute.weakChannel != 0 { m.weak = scale(lift(i, floor: profile.weakFloor)) }
+            if route.direct & MotorRoute.thirdChannel != 0 { m.third = scale(lift(i, floor: profile.secondPairFloor)) }
+            if route.direct & MotorRoute.fourthChannel != 0 { m.fourth = scale(lift(i, floor: profile.secondPairFloor)) }
+        }
+        return quantized ? profile.quantize(m) : m
+    }
+
+    /// The intensity and sharpness a crossfaded pair carries: the inverse of the equal-power
+    /// crossfade (`dull = I·√(1−S)`, `sharp = I·√S`), for outputs that take both (HD rumble). Exact
+    /// where the profile lifts no floor; 0…1 each, silent when both are 0.
+    public static func signal(dull: UInt16, sharp: UInt16) -> HapticSignal {
+        let d = Double(dull) / 65535, s = Double(sharp) / 65535
+        let energy = d * d + s * s
+        guard energy > 0 else { return .silent }
+        return HapticSignal(intensity: min(energy.squareRoot(), 1), sharpness: s * s / energy)
     }
 
     @inlinable
