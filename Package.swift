@@ -53,6 +53,9 @@ let package = Package(
             name: "Evdev",
             dependencies: ["CEvdev", "HapticCore", "BoundedIO", .product(name: "SystemPackage", package: "swift-system")]
         ),
+        // The second device backend: a pad's own rumble reports on its hidraw node (Switch HD rumble,
+        // Xbox trigger motors), beside the kernel driver that stays bound.
+        .target(name: "Hidraw", dependencies: ["HapticCore", .product(name: "SystemPackage", package: "swift-system")]),
         // Bounded, EINTR-safe reads (files, pipes, sockets, inotify) through swift-system's FileDescriptor.
         .target(name: "BoundedIO", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "HapticProtocol", dependencies: ["HapticCore"]),
@@ -124,6 +127,7 @@ let package = Package(
         ),
         .testTarget(name: "HapticToolsTests", dependencies: ["HapticCore", "HapticTools"]),
         .testTarget(name: "EvdevTests", dependencies: ["Evdev", "HapticCore"]),
+        .testTarget(name: "HidrawTests", dependencies: ["Hidraw", "HapticCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "BoundedIOTests",
             dependencies: ["BoundedIO", .product(name: "SystemPackage", package: "swift-system")]),
