@@ -30,7 +30,7 @@ work="$root/.build-vm/vm"
 rm -rf "$work" && mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/scenarios" "$work/root/data"
 for src in Tests/VM/*.c; do
     fixture=$(basename "$src" .c)
-    gcc -static -O2 -Wall -pthread -o "$work/root/bin/$fixture" "$src" || fail "cannot build the fixture $fixture"
+    gcc -static -O2 -Wall -pthread -o "$work/root/bin/$fixture" "$src" -lm || fail "cannot build the fixture $fixture"
 done
 # hapticd is built as it ships (release, as debian/rules and `make build` build it): its timing is
 # measured here, and a debug build costs several times the emulated instructions per command (under

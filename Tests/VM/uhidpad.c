@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,7 +299,32 @@ static int switch_decode(const uint8_t *m, int *step, unsigned *hf, unsigned *lf
     return hstep == lstep && hstep >= 0 && hstep <= 100;
 }
 
+// One actuator's HD-rumble bands as the pad plays them: frequencies (Hz, 10·2^(code/32)) and amplitudes
+// (the table's step, 0…1003 thousandths), each band on its own: hapticd's hidraw reports give the two
+// bands different amplitudes, which hid-nintendo never does. Returns 0 for a malformed encoding.
+static int switch_bands(const uint8_t *m, double *hf, int *ha, double *lf, int *la) {
+    unsigned hcode = (m[0] | (m[1] & 1) << 8), lcode = m[2] & 0x7F;
+    int hstep = m[1] >> 1, lstep = (m[3] - 0x40) * 2 + ((m[2] & 0x80) ? 1 : 0);
+    if (hcode % 4 || m[3] < 0x40 || hstep > 100 || lstep > 100) return 0;
+    *hf = 10 * exp2((hcode / 4 + 0x60) / 32.0);
+    *lf = 10 * exp2((lcode + 0x40) / 32.0);
+    *ha = switch_amp[hstep];
+    *la = switch_amp[lstep];
+    return 1;
+}
+
+// Every rumble packet's four bands, for the hidraw tests (HD rumble): `HDRUMBLE ... left=HF:HA/LF:LA
+// right=HF:HA/LF:LA` (Hz, thousandths).
+static void switch_log_bands(const uint8_t *rumble, const char *via, uint8_t id, uint8_t packet) {
+    double lhf, llf, rhf, rlf;
+    int lha, lla, rha, rla;
+    if (!switch_bands(rumble, &lhf, &lha, &llf, &lla) || !switch_bands(rumble + 4, &rhf, &rha, &rlf, &rla)) return;
+    logline("HDRUMBLE via=%s id=0x%02x packet=%u left=%.1f:%d/%.1f:%d right=%.1f:%d/%.1f:%d", via, id, packet & 0x0F, lhf, lha,
+            llf, lla, rhf, rha, rlf, rla);
+}
+
 static void switch_log_rumble(const uint8_t *rumble, const char *via, uint8_t id, uint8_t packet) {
+    switch_log_bands(rumble, via, id, packet);
     int ls, rs;
     unsigned lhf, llf, rhf, rlf;
     int ok = switch_decode(rumble, &ls, &lhf, &llf) & switch_decode(rumble + 4, &rs, &rhf, &rlf);
