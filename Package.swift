@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "HapticDaemon",
             dependencies: [
-                "HapticCore", "Evdev", "HapticProtocol", "BoundedIO",
+                "HapticCore", "Evdev", "Hidraw", "HapticProtocol", "BoundedIO",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -33,4 +33,6 @@ func libevdevCall(_ operation: Operation, _ path: String, _ body: () -> Int32) t
 public enum Operation: String, Sendable {
     case open, probe, upload = "upload effect", play, stop, erase = "erase effect", gain = "set gain"
     case close, watch = "watch /dev/input", read
+    /// A pad's own output report on its hidraw node (the hidraw backend).
+    case report = "write report"
 }

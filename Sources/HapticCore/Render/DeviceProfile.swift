@@ -168,13 +168,29 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     /// The second pair's quantization; nil: `quantization`.
     public var secondPairQuantization: Quantization?
 
+    /// The pad's own output reports a profile drives it with, on its hidraw node, beside the kernel
+    /// driver (docs/devices.md, "hidraw"); nil: through evdev's `FF_RUMBLE`.
+    public enum Reports: String, Equatable, Sendable, Codable, CaseIterable {
+        /// Switch Pro Controller and Joy-Cons: output report `0x10`, HD rumble.
+        case switchHDRumble = "switch-hd-rumble"
+        /// Xbox One / Series over Bluetooth: output report `0x03`, handle and trigger motors.
+        case xboxBluetooth = "xbox-bluetooth"
+    }
+
+    /// Reports written on the hidraw node; nil for an evdev profile.
+    public var reports: Reports?
+    /// For a hidraw profile: the evdev profile the pad falls back to when its hidraw node cannot be
+    /// used (not there, not openable, another device, a failed write) or config forces evdev.
+    public var evdevFallback: String?
+
     public init(
         name: String, displayName: String, matches: [Match] = [], minimumUpdateInterval: Double,
         quantization: Quantization = .full, weakQuantization: Quantization? = nil, refreshInterval: Double? = nil,
         keepsEffectPlaying: Bool = false, settles: Bool = false,
         transientPulse: TransientPulse = .init(sharp: 0.030, dull: 0.080, minimum: 0.020),
         strongFloor: Double = 0, weakFloor: Double = 0,
-        actuators: Actuators = .rumble, secondPairFloor: Double = 0, secondPairQuantization: Quantization? = nil
+        actuators: Actuators = .rumble, secondPairFloor: Double = 0, secondPairQuantization: Quantization? = nil,
+        reports: Reports? = nil, evdevFallback: String? = nil
     ) {
         self.name = name
         self.displayName = displayName
@@ -191,6 +207,8 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         self.actuators = actuators
         self.secondPairFloor = secondPairFloor
         self.secondPairQuantization = secondPairQuantization
+        self.reports = reports
+        self.evdevFallback = evdevFallback
     }
 
     /// The pulse length of a transient with this sharpness, stretched or shrunk by the decay control

@@ -1,0 +1,37 @@
+/// The profiles of pads driven through their own reports on their hidraw node (docs/devices.md,
+/// "hidraw"): tried before `builtIn` for a pad whose hidraw node the daemon can use, each naming the
+/// evdev profile the pad falls back to.
+extension DeviceProfile {
+    /// Switch Pro Controller over USB, HD rumble. SDL's HIDAPI driver writes rumble over USB as it
+    /// comes and refreshes it every 50 ms ("to keep the motors running"); the pad's interrupt OUT
+    /// endpoint is polled every 8 ms, so 8 ms is the pace at which every report is taken.
+    public static let switchProUSBHD = DeviceProfile(
+        name: "switch-pro-usb-hd", displayName: "Switch Pro Controller over USB (hidraw, HD rumble)",
+        matches: [.init(bus: busUSB, vendor: 0x057E, product: 0x2009)],
+        minimumUpdateInterval: 0.008, quantization: .full, refreshInterval: 0.05,
+        transientPulse: .init(sharp: 0.016, dull: 0.040, minimum: 0.016),
+        actuators: .hdRumble, reports: .switchHDRumble, evdevFallback: "switch-pro-usb")
+
+    /// Over Bluetooth: SDL writes at most every 30 ms ("more often can turn the controller off") and
+    /// refreshes every 50 ms.
+    public static let switchProBluetoothHD = DeviceProfile(
+        name: "switch-pro-bluetooth-hd", displayName: "Switch Pro Controller over Bluetooth (hidraw, HD rumble)",
+        matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2009)],
+        minimumUpdateInterval: 0.030, quantization: .full, refreshInterval: 0.05,
+        transientPulse: .init(sharp: 0.030, dull: 0.060, minimum: 0.030),
+        actuators: .hdRumble, reports: .switchHDRumble, evdevFallback: "switch-pro-bluetooth")
+
+    /// Xbox One / Series over Bluetooth with its trigger motors: report `0x03`, 0…100 per motor.
+    /// SDL's HIDAPI driver holds a Bluetooth pad busy for 50 ms after each rumble report.
+    public static let xboxBluetoothTriggers = DeviceProfile(
+        name: "xbox-bluetooth-triggers", displayName: "Xbox One / Series over Bluetooth (hidraw, trigger motors)",
+        matches: [0x02E0, 0x02FD, 0x0B05, 0x0B13, 0x0B20, 0x0B22].map {
+            .init(bus: busBluetooth, vendor: 0x045E, product: $0)
+        },
+        minimumUpdateInterval: 0.050, quantization: .percent,
+        transientPulse: .init(sharp: 0.050, dull: 0.090, minimum: 0.050), strongFloor: 0.06, weakFloor: 0.06,
+        actuators: .rumbleAndTriggers, secondPairFloor: 0.06, reports: .xboxBluetooth, evdevFallback: "xbox-bluetooth")
+
+    /// The hidraw profiles, tried before `builtIn` where the pad's hidraw node can be used.
+    public static let hidrawBuiltIn: [DeviceProfile] = [switchProUSBHD, switchProBluetoothHD, xboxBluetoothTriggers]
+}

@@ -1,0 +1,99 @@
+import Evdev
+import HapticCore
+import Hidraw
+
+/// A pad driven through its own rumble reports on its hidraw node (docs/devices.md, "hidraw"): every
+/// write is one report of the profile's protocol; release silences every actuator through the same
+/// node, then closes it. The kernel driver stays bound (buttons, sticks, LEDs keep working).
+public final class HidrawSink: MotorSink {
+    public let node: HidrawNode
+    private var reports: any RumbleReports
+    public private(set) var writes = 0
+
+    init(node: HidrawNode, reports: any RumbleReports) {
+        self.node = node
+        self.reports = reports
+    }
+
+    public func apply(_ write: Pacer.Write) throws(DeviceError) {
+        switch write {
+        case .set(let m), .refresh(let m): try send(reports.report(m))
+        }
+    }
+
+    public func release() {
+        if node.isOpen { try? send(reports.silence()) }
+        node.close()
+    }
+
+    private func send(_ report: [UInt8]) throws(DeviceError) {
+        do {
+            try node.write(report)
+            writes += 1
+        } catch {
+            throw error.operation == .open
+                ? DeviceError(.open, error.path, error.errno) : DeviceError(.report, error.path, error.errno)
+        }
+    }
+}
+
+/// Chooses a pad's backend: its hidraw profile and node where both exist and work, else evdev with a
+/// reason to log and to report in `capabilities`.
+public enum HidrawBackend {
+    public enum Choice {
+        /// Drive the pad through this sink with this (hidraw) profile.
+        case hidraw(HidrawSink, DeviceProfile)
+        /// Drive it through evdev; `reason` says why not hidraw (nil: no hidraw profile matches).
+        case evdev(reason: String?)
+    }
+
+    /// The hidraw profile for a pad, if any (`hidrawBuiltIn` first, then any configured hidraw profile).
+    public static func profile(for info: DeviceInfo, in profiles: [DeviceProfile]) -> DeviceProfile? {
+        profiles.first { $0.reports != nil && $0.matches(bus: info.bus, vendor: info.vendor, product: info.product) }
+    }
+
+    /// Opens the hidraw node of the HID device behind the pad's event node, checks that the kernel
+    /// says it is the same device, and silences its actuators (a first report: a node that does not
+    /// take reports fails here, before it is used).
+    public static func choose(
+        for info: DeviceInfo, profiles: [DeviceProfile], forceEvdev: Bool, sysfs: String = "/sys", dev: String = "/dev"
+    ) -> Choice {
+        guard let profile = profile(for: info, in: profiles), let protocolName = profile.reports else { return .evdev(reason: nil) }
+        if forceEvdev { return .evdev(reason: "devices.backend is \"evdev\" in the configuration") }
+        guard let path = Topology.hidrawNode(forEventNode: info.path, sysfs: sysfs) else {
+            return .evdev(reason: "no hidraw node belongs to \(info.path)")
+        }
+        let nodePath = dev == "/dev" ? path : dev + "/" + path.split(separator: "/").last!
+        let node: HidrawNode
+        do {
+            node = try HidrawNode.open(nodePath)
+            let id = try node.info()
+            guard id.vendor == info.vendor, id.product == info.product else {
+                node.close()
+                return .evdev(reason: "\(nodePath) is another device (\(hex(id.vendor)):\(hex(id.product)))")
+            }
+        } catch {
+            return .evdev(reason: error.description)
+        }
+        let sink = HidrawSink(node: node, reports: reports(protocolName))
+        do {
+            try sink.apply(.set(.zero))
+        } catch {
+            sink.release()
+            return .evdev(reason: error.description)
+        }
+        return .hidraw(sink, profile)
+    }
+
+    static func reports(_ name: DeviceProfile.Reports) -> any RumbleReports {
+        switch name {
+        case .switchHDRumble: SwitchHDRumbleReports()
+        case .xboxBluetooth: XboxTriggerReports()
+        }
+    }
+
+    static func hex(_ v: UInt16) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+    }
+}
