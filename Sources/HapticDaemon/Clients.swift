@@ -13,7 +13,7 @@ public protocol ClientOutlet: Sendable {
 /// The connected clients, who they are, what they subscribed to and which players they own.
 /// Admission applies the allow-list, the per-user limit and the global limit with its reserve for
 /// admins, so that no user can lock the others (or root) out.
-/// A value owned by `DaemonCore`, touched only under the render loop's lock.
+/// Part of `DaemonState`, touched only under the render loop's lock.
 struct ClientRegistry {
     struct Client {
         let id: ClientID
@@ -83,9 +83,23 @@ struct ClientRegistry {
     mutating func setApp(_ app: String, of id: ClientID) { byID[id]?.app = app }
 }
 
+extension ClientRegistry {
+    /// A client's app until it says otherwise: the peer's process name, else its user.
+    static func defaultAppName(_ peer: PeerCredentials?) -> String {
+        guard let peer else { return "unknown" }
+        if peer.pid > 0, let comm = readFirstLine("/proc/\(peer.pid)/comm"), !comm.isEmpty { return comm }
+        return "uid:\(peer.uid)"
+    }
+
+    static func readFirstLine(_ path: String) -> String? {
+        guard case .success(let bytes) = readFile(path, limit: 4096) else { return nil }
+        return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+}
+
 /// Every player the daemon holds, by its daemon-wide number: which pad and engine player it is, who
 /// owns it (nil: its connection closed and it plays on, an orphan), and the owner's user, whom it
-/// counts against even as an orphan. A value owned by `DaemonCore`, touched only under the render loop's lock.
+/// counts against even as an orphan. Part of `DaemonState`, touched only under the render loop's lock.
 struct PlayerRegistry {
     /// How a player came to be, which decides what happens when its connection closes.
     enum Kind: Equatable {

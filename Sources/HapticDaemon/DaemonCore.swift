@@ -4,35 +4,26 @@ import HapticProtocol
 import Logging
 import NIOConcurrencyHelpers
 
-/// The daemon's state and its entry points: pads, clients, players, the pattern library, and the
-/// requests that act on them. The pieces live apart: `ClientRegistry` and `PlayerRegistry`
-/// (Clients.swift) keep who owns what and enforce the connection and player limits; each command is
-/// declared in HapticProtocol (`Declarations`), dispatched by `Dispatch.swift` and handled by its
-/// family's file in Handlers/; `Events.swift` turns engine and device events into client events.
+/// The daemon's entry points — connect, handle a connection's requests, disconnect — and its wiring:
+/// pads that `DeviceManager` adds and removes, configuration reloads, the render loop's events. What
+/// the daemon knows is a `DaemonState` (clients, players, pads, the library, the configuration);
+/// each command is declared in HapticProtocol (`Declarations`), dispatched by `DaemonState.dispatch`
+/// (Dispatch.swift) and handled by its family's file in Handlers/.
 ///
-/// `@unchecked Sendable`: every mutable property is touched only under the render loop's lock —
-/// inside `loop.perform`/`performSteps`, or in the loop's event handler, which runs under it.
-/// Requests arrive on socket threads, are parsed there, and take the lock to run; replies and
-/// events leave as strings.
+/// `@unchecked Sendable`: `state` and every mutable property are touched only under the render loop's
+/// lock — inside `loop.perform`/`performSteps`, or in the loop's event handler, which runs under it.
+/// Requests arrive on socket threads, are parsed there, and take the lock to run; replies and events
+/// leave as strings.
 public final class DaemonCore: @unchecked Sendable {
     public let loop: RenderLoop
     public let logger: Logger
-    /// The configuration, from any thread: the socket threads read it (pattern limits while
-    /// parsing, connection limits for a new connection) while a reload or `policy.set` changes it
-    /// under the render loop's lock, so it lives behind a lock of its own. Changed only under the
-    /// render loop's lock (one writer, so a read-modify-write such as `config.policy = p` loses
-    /// nothing).
-    public internal(set) var config: DaemonConfig {
-        get { sharedConfig.withLockedValue { $0 } }
-        set { sharedConfig.withLockedValue { $0 = newValue } }
-    }
+    /// The configuration, from any thread (`DaemonState.shared`): changed only under the render loop's
+    /// lock, by a reload or `policy.set`.
+    public var config: DaemonConfig { sharedConfig.withLockedValue { $0 } }
     private let sharedConfig: NIOLockedValueBox<DaemonConfig>
     public static let version = "0.5.0"
 
-    var clients = ClientRegistry()
-    var players = PlayerRegistry()
-    var pads = PadRegistry()
-    var library = PatternLibrary()
+    let state: DaemonState
     let trace: TraceWriter?
     /// Every request line and its outcome, when `HAPTICD_RECORD_REQUESTS` names a file.
     let recorder: RequestRecorder?
@@ -54,7 +45,8 @@ public final class DaemonCore: @unchecked Sendable {
     }
 
     public init(config: DaemonConfig, loop: RenderLoop, logger: Logger, trace: TraceWriter? = nil, recorder: RequestRecorder? = nil) {
-        sharedConfig = NIOLockedValueBox(config)
+        state = DaemonState(config: config)
+        sharedConfig = state.shared
         self.loop = loop
         self.logger = logger
         self.trace = trace
@@ -68,29 +60,14 @@ public final class DaemonCore: @unchecked Sendable {
     public func reloadLibrary() {
         let config = self.config
         let lib = PatternLibrary.load(directories: config.patternDirectories, limits: config.patternLimits, builtIns: true, logger: logger)
-        loop.perform { _ in library = lib }
+        loop.perform { _ in state.library = lib }
         logger.info("pattern library: \(lib.names.count) patterns from \(config.patternDirectories.joined(separator: ", "))")
     }
 
     /// SIGHUP: new limits, gains, library and profiles for pads that arrive later; clients stay.
     public func reload(_ newConfig: DaemonConfig) {
-        loop.perform { access in
-            config = newConfig
-            for id in pads.ids {
-                let pad = pads[id]!
-                access.pipeline(id)?.gain = newConfig.gain(for: pad.info.name, usbID: pad.info.usbID)
-                for (_, engine) in access.engines(id) { configure(engine, newConfig) }
-            }
-            applyPolicy(access)
-        }
+        loop.perform { access in state.reload(newConfig, access) }
         reloadLibrary()
-    }
-
-    /// What the configuration says about every engine.
-    func configure(_ engine: HapticEngine, _ config: DaemonConfig) {
-        engine.isAutoShutdownEnabled = config.idleShutdown > 0
-        if config.idleShutdown > 0 { engine.idleTimeout = config.idleShutdown }
-        engine.limits = config.limits.engine
     }
 
     // MARK: pads
@@ -98,33 +75,56 @@ public final class DaemonCore: @unchecked Sendable {
     /// Adds a pad (a real device or a simulated one); returns its id.
     @discardableResult
     public func addPad(info: DeviceInfo, sink: any MotorSink, simulated: Bool) -> PadID {
+        let config = self.config
         let profile = info.profile(in: config.profiles)
         // A pad we knew that comes back takes up its old engine: a reset.
-        let (id, reattached) = loop.perform { _ in pads.attach(info, profile: profile, simulated: simulated) }
+        let (id, reattached) = loop.perform { _ in state.pads.attach(info, profile: profile, simulated: simulated) }
         if reattached {
             loop.reattachPad(id, sink: sink)
             logger.info("pad \(id) re-attached: \(info.name) (\(info.path))")
         } else {
-            let config = self.config
             loop.addPad(id, sink: sink, profile: profile, gain: config.gain(for: info.name, usbID: info.usbID)) { engine in
-                self.configure(engine, config)
+                config.configure(engine)
             }
             logger.info("pad \(id): \(info.name) (\(info.path), \(info.usbID), profile \(profile.name))")
         }
         loop.perform { access in
-            applyPolicy(access)
-            broadcast(.deviceAdded, padFields(id))
+            state.applyPolicy(access)
+            state.clients.broadcast(.deviceAdded, state.padFields(id))
         }
         return id
     }
 
     /// The device at `path` is gone.
     public func removeDevice(path: String) {
-        let id = loop.perform { _ in pads.detach(path: path) }
+        let id = loop.perform { _ in state.pads.detach(path: path) }
         guard let id else { return }
         loop.detachPad(id)
         logger.info("pad \(id) removed (\(path))")
-        loop.perform { _ in broadcast(.deviceRemoved, padFields(id)) }
+        loop.perform { _ in state.clients.broadcast(.deviceRemoved, state.padFields(id)) }
+    }
+
+    /// Engine and device events, under the render loop's lock: the state's part (`DaemonState.apply`:
+    /// registries, client events), then the log, the trace and device recovery.
+    func loopEvent(_ event: LoopEvent) {
+        state.apply(event)
+        switch event {
+        case .playerEnded:
+            break
+        case .engineStopped(let pad, let locality, let reason):
+            logger.info("pad \(pad) (\(locality.rawValue)): engine stopped (\(reason.rawValue))")
+        case .engineReset(let pad, let locality):
+            logger.info("pad \(pad) (\(locality.rawValue)): engine reset; its players must be created again")
+        case .deviceError(let pad, let message, let disconnected):
+            logger.error("pad \(pad): \(message)")
+            commandDeviceErrors.append("device \(pad): \(message)")
+            // A device that failed but is still there is reopened (by `deviceRecovery`); re-attaching
+            // it resets its engine. An unplugged one is left to hot-plug.
+            if !disconnected, let path = state.pads.failed(pad) { deviceRecovery?(path) }
+        case .wrote(let pad, let time, let value):
+            trace?.record(time: time, device: pad, value: value)
+            writeObserver?(pad, time, value)
+        }
     }
 
     // MARK: clients
@@ -132,43 +132,16 @@ public final class DaemonCore: @unchecked Sendable {
     /// A new connection: its id, or the error to send it as its last line before closing (not
     /// allowed, or over a connection limit).
     public func connect(credentials: PeerCredentials?, outlet: any ClientOutlet) -> Result<ClientID, ProtocolError> {
-        let app = Self.defaultAppName(credentials)  // read here, outside the render loop's lock
-        return loop.perform(ticking: false) { _ in clients.admit(credentials, app: app, outlet: outlet, config: config) }
+        let app = ClientRegistry.defaultAppName(credentials)  // read here, outside the render loop's lock
+        return loop.perform(ticking: false) { _ in
+            let config = state.config
+            return state.clients.admit(credentials, app: app, outlet: outlet, config: config)
+        }
     }
 
-    /// The connection closed. Its players stop and are destroyed — except a one-shot `play` that does
-    /// not loop, which finishes its pattern (`echo … | socat` half-closes at once) — or, with
-    /// `clients.stop_players_on_disconnect = false`, all of them are kept for the same user to take
-    /// over. Whatever goes on sounding is an orphan: it still counts against its user, and stops
-    /// after `clients.orphan_max_seconds` at the latest.
+    /// The connection closed: its players stop, or play on as orphans (`DaemonState.disconnect`).
     public func disconnect(_ client: ClientID) {
-        loop.perform { access in
-            guard let c = clients.remove(client) else { return }
-            let deadline = access.now + config.orphanMaxSeconds
-            for pid in c.players.sorted() {
-                guard let rec = players[pid], let engine = access.engine(rec.pad, rec.locality) else {
-                    players.remove(pid)
-                    continue
-                }
-                let status = try? engine.status(rec.local)
-                let finishesOnItsOwn = rec.kind == .play && status?.phase == .playing && status?.loopEnabled == false
-                if rec.kind == .rumble {
-                    // A rumble stops with its connection, as a game's rumble stops with the game.
-                    players.remove(pid)
-                    try? engine.destroyPlayer(rec.local)
-                    continue
-                }
-                if config.stopPlayersOnDisconnect && !finishesOnItsOwn {
-                    players.remove(pid)
-                    try? engine.destroyPlayer(rec.local)
-                    continue
-                }
-                players.setOwner(nil, of: pid)
-                if let phase = status?.phase, phase != .idle && phase != .finished {
-                    try? engine.limitLifetime(rec.local, until: deadline)
-                }
-            }
-        }
+        loop.perform { access in state.disconnect(client, access) }
     }
 
     // MARK: requests
@@ -189,7 +162,7 @@ public final class DaemonCore: @unchecked Sendable {
         var context: DecodingContext?
         let prepared = lines.map { line in
             prepare(line) {
-                if context == nil { context = decodingContext }
+                if context == nil { context = config.decodingContext }
                 return context!
             }
         }
@@ -221,9 +194,6 @@ public final class DaemonCore: @unchecked Sendable {
         return replies
     }
 
-    static let pong = JSONObject(["pong": .bool(true)])
-    static let versionResult = JSONObject(["version": .string(version), "protocol": .number(Double(protocolVersion))])
-
     /// A request line made ready outside the render loop's lock: the command to run with its request
     /// decoded (or the error decoding it gave, reported after the permission check), or the reply
     /// already due.
@@ -247,8 +217,8 @@ public final class DaemonCore: @unchecked Sendable {
         // pings then never takes the render lock that every other client's commands need
         // (docs/robustness.md §2).
         switch command {
-        case .ping: return .reply(Reply.ok(request.id, Self.pong))
-        case .version: return .reply(Reply.ok(request.id, Self.versionResult))
+        case .ping: return .reply(Reply.ok(request.id, PingRequest.result))
+        case .version: return .reply(Reply.ok(request.id, VersionRequest.result))
         default: break
         }
         let type = Declarations.requestType(command)
@@ -259,7 +229,7 @@ public final class DaemonCore: @unchecked Sendable {
         }
     }
 
-    /// One command, under the render loop's lock.
+    /// One command, under the render loop's lock: dispatched on the state, then its first frame.
     private func run(
         _ declaration: CommandDeclaration, _ request: Request, _ decoded: Result<any CommandRequest, ProtocolError>, _ client: ClientID,
         _ steps: inout RenderLoop.Steps
@@ -268,8 +238,8 @@ public final class DaemonCore: @unchecked Sendable {
         do {
             commandDeviceErrors = []
             let result = try steps.perform(ticking: changesEngines) { access throws(ProtocolError) in
-                guard let c = clients[client] else { throw ProtocolError(.badRequest, "the connection is closing") }
-                return try dispatch(declaration, request, decoded, CommandContext(client: c, access: access))
+                guard let c = state.clients[client] else { throw ProtocolError(.badRequest, "the connection is closing") }
+                return try state.dispatch(declaration, request, decoded, CommandContext(client: c, access: access))
             }
             // The first frame of a command is written right after it (inside `perform`); a device
             // that failed then fails the command.
@@ -284,16 +254,19 @@ public final class DaemonCore: @unchecked Sendable {
         }
     }
 
+    /// Every command's declaration as one line of JSON (`hapticd --dump-protocol`).
+    public static var protocolDump: String { JSONWriter.write(Declarations.json) }
+
     /// Stops every motor and closes every device (shutdown).
     public func shutdown() {
         loop.shutdown()
         trace?.close()
     }
 
-    public func padIDs() -> [PadID] { loop.perform(ticking: false) { _ in pads.ids } }
+    public func padIDs() -> [PadID] { loop.perform(ticking: false) { _ in state.pads.ids } }
 
     /// How many players and connections the daemon holds (tests, the soak test's checks).
     public func census() -> (clients: Int, players: Int) {
-        loop.perform(ticking: false) { _ in (clients.count, players.count) }
+        loop.perform(ticking: false) { _ in (state.clients.count, state.players.count) }
     }
 }

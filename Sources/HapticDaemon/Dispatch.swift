@@ -1,8 +1,8 @@
 import HapticCore
 import HapticProtocol
 
-/// What a command's handler gets besides its decoded request: the connection that sent it and the
-/// pads, under the render loop's lock.
+/// What a command's handler gets besides its decoded request and the daemon's state: the connection
+/// that sent it, and the pads' engines (under the render loop's lock).
 struct CommandContext {
     let client: ClientRegistry.Client
     let access: RenderLoop.PadAccess
@@ -17,23 +17,20 @@ struct OwnedPlayer {
 
 /// A command the daemon runs: a function from its decoded request and the daemon's state to the
 /// reply's result. Handlers live by family in Handlers/; none parses JSON, checks who may send it or
-/// formats an error reply (`DaemonCore.dispatch` does).
+/// formats an error reply (`DaemonState.dispatch` and `DaemonCore.handle` do).
 protocol DaemonCommand: CommandRequest {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject
 }
 
 /// A command on one player (`permission: .owner`): it runs on the player its sender may act on.
 protocol DaemonPlayerCommand: PlayerCommandRequest {
-    func run(_ core: DaemonCore, _ player: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject
+    func run(_ state: DaemonState, _ player: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject
 }
 
-extension DaemonCore {
-    /// Every command's declaration as one line of JSON (`hapticd --dump-protocol`).
-    public static var protocolDump: String { JSONWriter.write(Declarations.json) }
-
-    /// Runs one decoded command under the render loop's lock: who may send it (its declaration's
-    /// permission), then its handler. A request that did not decode fails after the permission check,
-    /// so that a client learns first that it may not send the command at all.
+extension DaemonState {
+    /// Runs one decoded command: who may send it (its declaration's permission), then its handler. A
+    /// request that did not decode fails after the permission check, so that a client learns first
+    /// that it may not send the command at all.
     func dispatch(
         _ declaration: CommandDeclaration, _ request: Request, _ decoded: Result<any CommandRequest, ProtocolError>,
         _ context: CommandContext
@@ -58,13 +55,6 @@ extension DaemonCore {
     /// Every declared command has a handler (a test checks); this answers if one had not.
     static func noHandler(_ declaration: CommandDeclaration) -> ProtocolError {
         ProtocolError(.unknownCommand, "\(declaration.name) has no handler in this daemon")
-    }
-
-    /// What decoding a request may depend on, from the configuration.
-    var decodingContext: DecodingContext {
-        let config = self.config
-        return DecodingContext(
-            patternLimits: config.patternLimits, timeHorizon: config.limits.timeHorizon, maxCurvePoints: config.limits.maxCurvePoints)
     }
 
     // MARK: who may act on a player
@@ -93,50 +83,5 @@ extension DaemonCore {
             try? engine.clearLifetimeLimit(rec.local)
         }
         return OwnedPlayer(id: id, record: rec, engine: engine)
-    }
-
-    // MARK: pads and engines
-
-    /// The pad a request names (`device`), or the first connected one. `connected: false` accepts a
-    /// known pad that is unplugged (status, capabilities).
-    func padID(_ device: Int?, _ access: RenderLoop.PadAccess, connected: Bool = true) throws(ProtocolError) -> PadID {
-        if let d = device {
-            guard let pad = pads[d], access.engine(d) != nil else {
-                throw ProtocolError(.notFound, "no device \(d) (see the devices command)")
-            }
-            guard !connected || (pad.connected && access.hasDevice(d)) else {
-                throw ProtocolError(.deviceError, "device \(d) (\(pad.info.name)) is disconnected")
-            }
-            return d
-        }
-        guard let first = pads.ids.first(where: { pads[$0]!.connected && access.hasDevice($0) }) else {
-            throw ProtocolError(.notFound, "no rumble device is connected (hapticd --simulate gives simulated ones)")
-        }
-        return first
-    }
-
-    /// The pad's engine for `locality`, made on first use; a locality the pad does not have (the
-    /// triggers: the kernel has no trigger rumble) is `unsupported`, never silently accepted.
-    func engine(_ pad: PadID, _ locality: Locality, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> HapticEngine {
-        guard locality.route != nil else {
-            throw ProtocolError(.unsupported, "device \(pad) has no \(locality.rawValue) locality: the kernel's force feedback has no trigger rumble (supported: \(Locality.rumblePad.map(\.rawValue).joined(separator: ", ")))")
-        }
-        guard let engine = access.engine(pad, creating: locality) else { throw ProtocolError(.notFound, "no device \(pad)") }
-        return engine
-    }
-
-    /// An engine error as the protocol reports it.
-    func engineCall(_ body: () throws(EngineError) -> Void) throws(ProtocolError) {
-        do {
-            try body()
-        } catch {
-            switch error {
-            case .notRunning: throw ProtocolError(.engineStopped, "the device's engine is stopped: an admin must send engine.start (or set engine.idle_shutdown to start on demand)")
-            case .playerInvalidated: throw ProtocolError(.playerInvalidated, error.description)
-            case .playerNotFound: throw ProtocolError(.notFound, error.description)
-            case .limitExceeded: throw ProtocolError(.limitExceeded, error.description)
-            default: throw ProtocolError(.badRequest, error.description)
-            }
-        }
     }
 }

@@ -2,7 +2,7 @@ import Evdev
 import HapticCore
 
 /// The pads the daemon knows, by number, connected or not: a pad that is unplugged keeps its number
-/// (and its engines, in the render loop) for when it comes back. Plain state: `DaemonCore` keeps it
+/// (and its engines, in the render loop) for when it comes back. Plain state, part of `DaemonState`, kept
 /// under the render loop's lock; tests build it directly.
 struct PadRegistry {
     struct Record {

@@ -60,19 +60,7 @@ public struct PolicyConfig: Equatable, Sendable {
 }
 
 /// The policy's hold on every player, under the render loop's lock.
-extension DaemonCore {
-    /// A client's app until it says otherwise: the peer's process name, else its user.
-    static func defaultAppName(_ peer: PeerCredentials?) -> String {
-        guard let peer else { return "unknown" }
-        if peer.pid > 0, let comm = readFirstLine("/proc/\(peer.pid)/comm"), !comm.isEmpty { return comm }
-        return "uid:\(peer.uid)"
-    }
-
-    static func readFirstLine(_ path: String) -> String? {
-        guard case .success(let bytes) = readFile(path, limit: 4096) else { return nil }
-        return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
-    }
-
+extension DaemonState {
     /// Brings every pad and player in line with the policy: after a reload, `policy.set` or `hello`.
     func applyPolicy(_ access: RenderLoop.PadAccess) {
         let p = config.policy

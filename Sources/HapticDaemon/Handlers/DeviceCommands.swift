@@ -5,26 +5,26 @@ import HapticProtocol
 /// Pads: `devices`, `capabilities` and `gain.set` (admins: it changes the pad for every client).
 
 extension DevicesRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        JSONObject(["devices": .array(core.pads.ids.map { .object(core.padFields($0, context.access)) })])
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        JSONObject(["devices": .array(state.pads.ids.map { .object(state.padFields($0, context.access)) })])
     }
 }
 
 extension CapabilitiesRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try core.capabilities(device, context.access)
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try state.capabilities(device, context.access)
     }
 }
 
 extension GainSetRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        let pad = try core.padID(device, context.access)
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let pad = try state.padID(device, context.access)
         context.access.pipeline(pad)!.gain = gain
         return JSONObject(["device": .number(Double(pad)), "gain": .number(gain)])
     }
 }
 
-extension DaemonCore {
+extension DaemonState {
     /// What a pad can do, as `capabilitiesForHardware()` and `GCDeviceHaptics` tell it on Apple
     /// platforms, and what hapticd knows of its driver.
     func capabilities(_ device: Int?, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> JSONObject {

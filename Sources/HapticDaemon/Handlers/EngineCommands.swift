@@ -6,52 +6,52 @@ import HapticProtocol
 /// across all of that user's connections; an admin's stops every player).
 
 extension EngineStartRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        let (pad, engine) = try core.engine(target, context.access)
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let (pad, engine) = try state.engine(target, context.access)
         engine.start()
-        return core.engineFields(pad, target.locality, engine, context)
+        return state.engineFields(pad, target.locality, engine, context)
     }
 }
 
 extension EngineStopRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        let (pad, engine) = try core.engine(target, context.access)
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let (pad, engine) = try state.engine(target, context.access)
         // The engine's own handler is not called for an explicit stop (Core Haptics' rule), but for
         // every other client of the pad it was stopped from outside: they hear of it.
         let wasRunning = engine.isRunning
         engine.stop()
         if wasRunning {
-            core.broadcast(.engineStopped, JSONObject([
+            state.clients.broadcast(.engineStopped, JSONObject([
                 "device": .number(Double(pad)), "locality": .string(target.locality.rawValue),
                 "reason": .string(HapticEngine.StoppedReason.systemError.rawValue), "by": .string("engine.stop"),
             ]))
         }
-        return core.engineFields(pad, target.locality, engine, context)
+        return state.engineFields(pad, target.locality, engine, context)
     }
 }
 
 extension EngineResetRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        let (pad, engine) = try core.engine(target, context.access)
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let (pad, engine) = try state.engine(target, context.access)
         engine.reset()
         engine.start()
-        return core.engineFields(pad, target.locality, engine, context)
+        return state.engineFields(pad, target.locality, engine, context)
     }
 }
 
 extension EngineStatusRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        let (pad, engine) = try core.engine(target, context.access, connected: false)
-        return core.engineFields(pad, target.locality, engine, context)
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let (pad, engine) = try state.engine(target, context.access, connected: false)
+        return state.engineFields(pad, target.locality, engine, context)
     }
 }
 
 extension StopAllRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let client = context.client, access = context.access
         var stopped = 0
         if client.isAdmin {
-            for id in core.pads.ids {
+            for id in state.pads.ids {
                 for (_, engine) in access.engines(id) {
                     for pid in engine.playerIDs where (try? engine.status(pid).phase) != .idle {
                         try? engine.stop(pid)
@@ -61,9 +61,9 @@ extension StopAllRequest: DaemonCommand {
             }
             return JSONObject(["stopped": .number(Double(stopped)), "scope": .string("all")])
         }
-        let mine = client.peer.map { core.players.ids(uid: $0.uid) } ?? client.players.sorted()
+        let mine = client.peer.map { state.players.ids(uid: $0.uid) } ?? client.players.sorted()
         for pid in mine {
-            guard let rec = core.players[pid], let engine = access.engine(rec.pad, rec.locality),
+            guard let rec = state.players[pid], let engine = access.engine(rec.pad, rec.locality),
                   let phase = try? engine.status(rec.local).phase, phase != .idle
             else { continue }
             try? engine.stop(rec.local)
@@ -73,13 +73,7 @@ extension StopAllRequest: DaemonCommand {
     }
 }
 
-extension DaemonCore {
-    /// The pad and engine a request targets.
-    func engine(_ target: EngineTarget, _ access: RenderLoop.PadAccess, connected: Bool = true) throws(ProtocolError) -> (PadID, HapticEngine) {
-        let pad = try padID(target.device, access, connected: connected)
-        return (pad, try engine(pad, target.locality, access))
-    }
-
+extension DaemonState {
     func engineFields(_ pad: PadID, _ locality: Locality, _ engine: HapticEngine, _ context: CommandContext) -> JSONObject {
         let access = context.access
         let mine = (clients[context.client.id]?.players ?? []).filter { players[$0]?.pad == pad && players[$0]?.locality == locality }.sorted()

@@ -8,15 +8,15 @@ extension FeedbackRequest: DaemonCommand {
     /// Each feedback type and style is a pattern (`impact-heavy`, `selection`, `notification-error`,
     /// …), built in (`BuiltInPatterns`), that a user overrides by dropping a file of that name into a
     /// pattern directory.
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        guard let entry = core.library[pattern] else {
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        guard let entry = state.library[pattern] else {
             throw ProtocolError(.notFound, "no feedback pattern \"\(pattern)\" (none is built in by that name, and no pattern directory has \(pattern).ahap)")
         }
-        var result = try core.makePlayer(entry.pattern, placement, context, kind: .play, important: important) { engine, local throws(ProtocolError) in
+        var result = try state.makePlayer(entry.pattern, placement, context, kind: .play, important: important) { engine, local throws(ProtocolError) in
             if let intensity {
-                try core.engineCall { () throws(EngineError) in try engine.sendParameters([(.hapticIntensityControl, intensity)], to: local) }
+                try engineCall { () throws(EngineError) in try engine.sendParameters([(.hapticIntensityControl, intensity)], to: local) }
             }
-            try core.engineCall { () throws(EngineError) in try engine.start(local) }
+            try engineCall { () throws(EngineError) in try engine.start(local) }
         }
         result.append("pattern", .string(pattern))
         return result
@@ -25,10 +25,10 @@ extension FeedbackRequest: DaemonCommand {
 
 extension PrepareRequest: DaemonCommand {
     /// Readies a pad for feedback with the least latency: its engine started (when it may start on
-    /// demand) and kept from idle shutdown for `DaemonCore.preparedSeconds`, and its kernel effect
+    /// demand) and kept from idle shutdown for `preparedSeconds`, and its kernel effect
     /// uploaded (silent) so that the first rumble only updates it in place.
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        let (pad, engine) = try core.engine(target, context.access)
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let (pad, engine) = try state.engine(target, context.access)
         var engineState = "running"
         if !engine.isRunning {
             if engine.isAutoShutdownEnabled {
@@ -38,11 +38,11 @@ extension PrepareRequest: DaemonCommand {
                 engineState = "stopped"
             }
         }
-        let until = engine.currentTime + DaemonCore.preparedSeconds
+        let until = engine.currentTime + Self.preparedSeconds
         engine.keepAwake(until: until)
         let effect: String
         do {
-            effect = try context.access.prepareDevice(pad) ? "uploaded" : (core.pads[pad]?.simulated == true ? "simulated" : "already uploaded")
+            effect = try context.access.prepareDevice(pad) ? "uploaded" : (state.pads[pad]?.simulated == true ? "simulated" : "already uploaded")
         } catch {
             throw ProtocolError(.deviceError, error.description)
         }
@@ -57,33 +57,33 @@ extension RumbleRequest: DaemonCommand {
     /// `SDL_RumbleGamepad` / `dual-rumble`: both motors at these magnitudes for `duration` seconds
     /// after `delay`. A new rumble from the connection replaces its previous one; 0/0 stops it. It is a
     /// player like any other, and stops when its connection closes.
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let client = context.client
         // The previous rumble of this connection goes, whatever comes next.
         var replaced = false
-        if let previous = client.rumble, let rec = core.players[previous], let engine = context.access.engine(rec.pad, rec.locality) {
+        if let previous = client.rumble, let rec = state.players[previous], let engine = context.access.engine(rec.pad, rec.locality) {
             try? engine.destroyPlayer(rec.local)
-            core.players.remove(previous)
-            core.clients.removePlayer(previous, from: client.id)
+            state.players.remove(previous)
+            state.clients.removePlayer(previous, from: client.id)
             replaced = true
         }
         guard let duration else { return JSONObject(["stopped": .bool(replaced)]) }
-        let current = CommandContext(client: core.clients[client.id]!, access: context.access)
+        let current = CommandContext(client: state.clients[client.id]!, access: context.access)
         let (strong, weak, delay) = (self.strong, self.weak, self.delay)
-        var result = try core.makePlayer(HapticPattern(), placement, current, kind: .rumble, make: { engine throws(EngineError) in
+        var result = try state.makePlayer(HapticPattern(), placement, current, kind: .rumble, make: { engine throws(EngineError) in
             try engine.makeRumble(strong: strong, weak: weak, duration: duration)
         }) { engine, local throws(ProtocolError) in
-            try core.engineCall { () throws(EngineError) in
+            try engineCall { () throws(EngineError) in
                 try engine.start(local, at: delay > 0 ? .at(engine.currentTime + delay) : .immediately)
             }
         }
-        if case .number(let id)? = result["player"] { core.clients.setRumble(Int(id), of: client.id) }
+        if case .number(let id)? = result["player"] { state.clients.setRumble(Int(id), of: client.id) }
         result.append("replaced", .bool(replaced))
         return result
     }
 }
 
-extension DaemonCore {
+extension PrepareRequest {
     /// How long `prepare` keeps a pad's engine from shutting down when idle (seconds): UIKit keeps its
     /// generators ready "for a few seconds", or until the next feedback.
     static let preparedSeconds = 5.0

@@ -4,8 +4,8 @@ import HapticProtocol
 /// The pattern library: `patterns`.
 
 extension PatternsRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        let library = core.library
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let library = state.library
         let list: [JSONValue] = library.names.map { name in
             let e = library[name]!
             var o = JSONObject(["name": .string(name), "duration": .number(e.pattern.duration), "path": .string(e.path)])

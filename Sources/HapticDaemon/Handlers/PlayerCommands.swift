@@ -2,119 +2,119 @@ import HapticCore
 import HapticProtocol
 
 /// Players: `play`, `player.create` and the commands on one player (docs/PROTOCOL.md). A client acts
-/// on its own players; `DaemonCore.dispatch` has checked that before these run.
+/// on its own players; `DaemonState.dispatch` has checked that before these run.
 
 extension PlayRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        let pattern = try core.pattern(source)
-        return try core.makePlayer(pattern, placement, context, kind: .play) { engine, local throws(ProtocolError) in
-            if let loop { try core.engineCall { () throws(EngineError) in try engine.setLoopEnabled(local, loop) } }
-            if let rate { try core.engineCall { () throws(EngineError) in try engine.setRate(local, rate) } }
-            try core.engineCall { () throws(EngineError) in try engine.start(local) }
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        let pattern = try state.pattern(source)
+        return try state.makePlayer(pattern, placement, context, kind: .play) { engine, local throws(ProtocolError) in
+            if let loop { try engineCall { () throws(EngineError) in try engine.setLoopEnabled(local, loop) } }
+            if let rate { try engineCall { () throws(EngineError) in try engine.setRate(local, rate) } }
+            try engineCall { () throws(EngineError) in try engine.start(local) }
         }
     }
 }
 
 extension PlayerCreateRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try core.makePlayer(try core.pattern(source), placement, context, kind: .created) { _, _ throws(ProtocolError) in }
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try state.makePlayer(try state.pattern(source), placement, context, kind: .created) { _, _ throws(ProtocolError) in }
     }
 }
 
 /// `player.start`, `stop`, `pause`, `resume` differ only in what they ask of the engine.
 extension DaemonPlayerCommand where Self: PlayerTransportRequest {
     func transport(
-        _ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext,
+        _ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext,
         _ call: (HapticEngine, PlayerID, HapticTime) throws(EngineError) -> Void
     ) throws(ProtocolError) -> JSONObject {
         let time = when.time(now: p.engine.currentTime)
-        try core.requireScheduleRoom(context, time, adding: 1)
-        try core.engineCall { () throws(EngineError) in try call(p.engine, p.record.local, time) }
-        return core.playerFields(p.id, p.record, p.engine)
+        try state.requireScheduleRoom(context, time, adding: 1)
+        try engineCall { () throws(EngineError) in try call(p.engine, p.record.local, time) }
+        return state.playerFields(p.id, p.record, p.engine)
     }
 }
 
 extension PlayerStartRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try transport(core, p, context) { engine, local, time throws(EngineError) in try engine.start(local, at: time) }
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try transport(state, p, context) { engine, local, time throws(EngineError) in try engine.start(local, at: time) }
     }
 }
 
 extension PlayerStopRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try transport(core, p, context) { engine, local, time throws(EngineError) in try engine.stop(local, at: time) }
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try transport(state, p, context) { engine, local, time throws(EngineError) in try engine.stop(local, at: time) }
     }
 }
 
 extension PlayerPauseRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try transport(core, p, context) { engine, local, time throws(EngineError) in try engine.pause(local, at: time) }
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try transport(state, p, context) { engine, local, time throws(EngineError) in try engine.pause(local, at: time) }
     }
 }
 
 extension PlayerResumeRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try transport(core, p, context) { engine, local, time throws(EngineError) in try engine.resume(local, at: time) }
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try transport(state, p, context) { engine, local, time throws(EngineError) in try engine.resume(local, at: time) }
     }
 }
 
 extension PlayerCancelRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try core.engineCall { () throws(EngineError) in try p.engine.cancel(p.record.local) }
-        return core.playerFields(p.id, p.record, p.engine)
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try engineCall { () throws(EngineError) in try p.engine.cancel(p.record.local) }
+        return state.playerFields(p.id, p.record, p.engine)
     }
 }
 
 extension PlayerSeekRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try core.engineCall { () throws(EngineError) in try p.engine.seek(p.record.local, toOffset: offset) }
-        return core.playerFields(p.id, p.record, p.engine)
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try engineCall { () throws(EngineError) in try p.engine.seek(p.record.local, toOffset: offset) }
+        return state.playerFields(p.id, p.record, p.engine)
     }
 }
 
 extension PlayerSetRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let engine = p.engine, local = p.record.local
-        try core.engineCall { () throws(EngineError) in
+        try engineCall { () throws(EngineError) in
             if let loop { try engine.setLoopEnabled(local, loop) }
             if let loopEnd { try engine.setLoopEnd(local, loopEnd) }
             if let rate { try engine.setRate(local, rate) }
             if let muted { try engine.setMuted(local, muted) }
         }
-        return core.playerFields(p.id, p.record, engine)
+        return state.playerFields(p.id, p.record, engine)
     }
 }
 
 extension PlayerSendParametersRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let time = when.time(now: p.engine.currentTime)
-        try core.requireScheduleRoom(context, time, adding: values.count)
-        try core.engineCall { () throws(EngineError) in try p.engine.sendParameters(values, to: p.record.local, at: time) }
-        return core.playerFields(p.id, p.record, p.engine)
+        try state.requireScheduleRoom(context, time, adding: values.count)
+        try engineCall { () throws(EngineError) in try p.engine.sendParameters(values, to: p.record.local, at: time) }
+        return state.playerFields(p.id, p.record, p.engine)
     }
 }
 
 extension PlayerScheduleCurveRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let time = when.time(now: p.engine.currentTime)
-        try core.requireScheduleRoom(context, time, adding: 1)
-        try core.engineCall { () throws(EngineError) in try p.engine.scheduleCurve(curve, on: p.record.local, at: time) }
-        return core.playerFields(p.id, p.record, p.engine)
+        try state.requireScheduleRoom(context, time, adding: 1)
+        try engineCall { () throws(EngineError) in try p.engine.scheduleCurve(curve, on: p.record.local, at: time) }
+        return state.playerFields(p.id, p.record, p.engine)
     }
 }
 
 extension PlayerDestroyRequest: DaemonPlayerCommand {
-    func run(_ core: DaemonCore, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try core.engineCall { () throws(EngineError) in try p.engine.destroyPlayer(p.record.local) }
-        core.players.remove(p.id)
-        core.clients.removePlayer(p.id, from: context.client.id)
+    func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try engineCall { () throws(EngineError) in try p.engine.destroyPlayer(p.record.local) }
+        state.players.remove(p.id)
+        state.clients.removePlayer(p.id, from: context.client.id)
         return JSONObject(["player": .number(Double(p.id)), "destroyed": .bool(true)])
     }
 }
 
 // MARK: making players
 
-extension DaemonCore {
+extension DaemonState {
     /// The pattern a request sent inline (parsed while decoding) or named from the library.
     func pattern(_ source: PatternSource) throws(ProtocolError) -> HapticPattern {
         switch source {

@@ -4,40 +4,40 @@ import HapticProtocol
 /// The policy commands: `hello` (a client names its app), `policy`, `policy.set` (admins).
 
 extension HelloRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let client = context.client
-        if let rule = core.config.policy.rule(for: app), !rule.uids.isEmpty, !rule.uids.contains(client.peer?.uid ?? UInt32.max) {
+        if let rule = state.config.policy.rule(for: app), !rule.uids.isEmpty, !rule.uids.contains(client.peer?.uid ?? UInt32.max) {
             throw ProtocolError(.permissionDenied, "the app id \"\(app)\" is reserved for users \(rule.uids.map(String.init).joined(separator: ", ")) (policy.app uids)")
         }
-        core.clients.setApp(app, of: client.id)
-        core.applyPolicy(context.access)
+        state.clients.setApp(app, of: client.id)
+        state.applyPolicy(context.access)
         var result = JSONObject(["app": .string(app), "client": .number(Double(client.id))])
         if let peer = client.peer { result.append("uid", .number(Double(peer.uid))) }
-        result.append("process", .string(DaemonCore.defaultAppName(client.peer)))
-        result.append("policy", .object(core.policyFields(core.clients[client.id]!)))
+        result.append("process", .string(ClientRegistry.defaultAppName(client.peer)))
+        result.append("policy", .object(state.policyFields(state.clients[client.id]!)))
         return result
     }
 }
 
 extension PolicyRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        core.policyFields(context.client)
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        state.policyFields(context.client)
     }
 }
 
 extension PolicySetRequest: DaemonCommand {
-    func run(_ core: DaemonCore, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        var p = core.config.policy
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        var p = state.config.policy
         if let profile { p.profile = profile }
         if let maxStrength { p.maxStrength = maxStrength }
         if let duck { p.duck = duck }
-        core.config.policy = p
-        core.applyPolicy(context.access)
-        return core.policyFields(context.client)
+        state.config.policy = p
+        state.applyPolicy(context.access)
+        return state.policyFields(context.client)
     }
 }
 
-extension DaemonCore {
+extension DaemonState {
     /// The effective policy for one client.
     func policyFields(_ client: ClientRegistry.Client) -> JSONObject {
         let p = config.policy
