@@ -1,3 +1,4 @@
+import BoundedIO
 import HapticCore
 import HapticProtocol
 

@@ -1,4 +1,3 @@
-import BoundedIO
 import Glibc
 import HapticCore
 import HapticProtocol
