@@ -52,8 +52,12 @@ public struct DaemonConfig: Equatable, Sendable {
     public var adminUIDs: [UInt32] = []
     public var adminGIDs: [UInt32] = []
     public var patternDirectories = ["/usr/share/hapticd/patterns", "/etc/hapticd/patterns"]
-    /// Profiles in match order: configured ones first, then the built-in ones (overridden by name).
-    public var profiles = DeviceProfile.builtIn
+    /// Profiles in match order: configured ones first, then the built-in ones (overridden by name),
+    /// hidraw and evdev alike; a pad's hidraw profile and its evdev one are each the first that matches.
+    public var profiles = DeviceProfile.allBuiltIn
+    /// `[devices] backend`: `auto` drives a pad through its own reports on its hidraw node where a
+    /// hidraw profile matches it (docs/devices.md, "hidraw"); `evdev` drives every pad through evdev.
+    public var backend = DeviceBackendSetting.auto
     /// Per-pad software gain 0…1, keyed by "vvvv:pppp", pad name, or "default".
     public var gains: [String: Double] = [:]
     /// Who is heard when several programs share a pad (Policy.swift).
@@ -169,4 +173,10 @@ extension JSONValue {
         for key in table.keys { o.append(key, from(table[key]!)) }
         return .object(o)
     }
+}
+
+/// `[devices] backend`.
+public enum DeviceBackendSetting: String, Sendable, CaseIterable {
+    case auto
+    case evdev
 }

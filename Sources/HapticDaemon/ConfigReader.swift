@@ -145,7 +145,14 @@ struct ConfigReader {
         if let v = top["policy"] { c.policy = try policy(v) }
         if let v = top["devices"] {
             let d = try table(v, "devices")
-            try checkKeys(d, "devices", ["gain", "profile"])
+            try checkKeys(d, "devices", ["gain", "profile", "backend"])
+            if let b = d["backend"] {
+                let name = try string(b, "devices.backend")
+                guard let backend = DeviceBackendSetting(rawValue: name) else {
+                    throw ConfigError("devices.backend", "expected \"auto\" or \"evdev\", found \"\(name)\"")
+                }
+                c.backend = backend
+            }
             if let g = d["gain"] {
                 for m in try table(g, "devices.gain").members {
                     c.gains[m.key] = try number(m.value, "devices.gain.\(m.key)", 0...1)

@@ -72,13 +72,23 @@ public final class DaemonCore: @unchecked Sendable {
 
     // MARK: pads
 
-    /// Adds a pad (a real device or a simulated one); returns its id.
+    /// Adds a pad (a real device or a simulated one), driven through `sink` with `profile` (nil: its
+    /// evdev profile) — evdev, its hidraw node or a simulation, as `backend` says; returns its id.
     @discardableResult
-    public func addPad(info: DeviceInfo, sink: any MotorSink, simulated: Bool) -> PadID {
+    public func addPad(
+        info: DeviceInfo, sink: any MotorSink, simulated: Bool, profile chosen: DeviceProfile? = nil, backend: PadBackend? = nil
+    ) -> PadID {
         let config = self.config
-        let profile = info.profile(in: config.profiles)
+        let profile = chosen ?? info.profile(in: config.profiles)
+        let backend = backend ?? (simulated ? .simulated : .evdev(fallback: nil))
         // A pad we knew that comes back takes up its old engine: a reset.
-        let (id, reattached) = loop.perform { _ in state.pads.attach(info, profile: profile, simulated: simulated) }
+        let (id, reattached, replaced) = loop.perform { _ in
+            state.pads.attach(info, profile: profile, simulated: simulated, backend: backend)
+        }
+        if let replaced {
+            loop.removePad(replaced)
+            logger.info("pad \(replaced) is back through another backend or profile: now pad \(id)")
+        }
         if reattached {
             loop.reattachPad(id, sink: sink)
             logger.info("pad \(id) re-attached: \(info.name) (\(info.path))")
@@ -86,13 +96,21 @@ public final class DaemonCore: @unchecked Sendable {
             loop.addPad(id, sink: sink, profile: profile, gain: config.gain(for: info.name, usbID: info.usbID)) { engine in
                 config.configure(engine)
             }
-            logger.info("pad \(id): \(info.name) (\(info.path), \(info.usbID), profile \(profile.name))")
+            logger.info("pad \(id): \(info.name) (\(info.path), \(info.usbID), profile \(profile.name)\(Self.describe(backend)))")
         }
         loop.perform { access in
             state.applyPolicy(access)
             state.clients.broadcast(.deviceAdded, state.padFields(id))
         }
         return id
+    }
+
+    static func describe(_ backend: PadBackend) -> String {
+        switch backend {
+        case .hidraw(let node): ", its own reports on \(node)"
+        case .evdev(let reason?): ", evdev: \(reason)"
+        case .evdev(nil), .simulated: ""
+        }
     }
 
     /// The device at `path` is gone.

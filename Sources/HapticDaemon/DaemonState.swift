@@ -108,10 +108,14 @@ final class DaemonState {
     }
 
     /// The pad's engine for `locality`, made on first use; a locality the pad does not have (the
-    /// triggers: the kernel has no trigger rumble) is `unsupported`, never silently accepted.
+    /// triggers of a pad driven through evdev: the kernel has no trigger rumble) is `unsupported`,
+    /// never silently accepted.
     func engine(_ pad: PadID, _ locality: Locality, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> HapticEngine {
-        guard locality.route != nil else {
-            throw ProtocolError(.unsupported, "device \(pad) has no \(locality.rawValue) locality: the kernel's force feedback has no trigger rumble (supported: \(Locality.rumblePad.map(\.rawValue).joined(separator: ", ")))")
+        let actuators = pads[pad]?.profile.actuators ?? .rumble
+        guard locality.route(for: actuators) != nil else {
+            let why = actuators == .rumble ? "the kernel's force feedback has no trigger rumble" : "its actuators have none there"
+            let supported = Locality.supported(by: actuators).map(\.rawValue).joined(separator: ", ")
+            throw ProtocolError(.unsupported, "device \(pad) has no \(locality.rawValue) locality: \(why) (supported: \(supported))")
         }
         guard let engine = access.engine(pad, creating: locality) else { throw ProtocolError(.notFound, "no device \(pad)") }
         return engine

@@ -13,9 +13,13 @@ public final class DeviceManager: @unchecked Sendable {
     private var monitor: DeviceMonitor?
     private var source: DispatchSourceRead?
 
-    public init(core: DaemonCore, logger: Logger) {
+    /// Where sysfs is (tests give a tree of their own).
+    let sysfs: String
+
+    public init(core: DaemonCore, logger: Logger, sysfs: String = "/sys") {
         self.core = core
         self.logger = logger
+        self.sysfs = sysfs
     }
 
     /// Reopens a device that failed while staying plugged in, a few times with a growing delay;
@@ -24,9 +28,8 @@ public final class DeviceManager: @unchecked Sendable {
         queue.asyncAfter(deadline: .now() + 0.2 * Double(attempt)) { [weak self] in
             guard let self else { return }
             do throws(DeviceError) {
-                let device = try RumbleDevice(path: path)
+                try open(path)
                 logger.notice("\(path): reopened after a device error")
-                core.addPad(info: device.info, sink: device, simulated: false)
             } catch {
                 if error.kind == .disconnected || attempt >= 5 {
                     logger.error("\(path): not recovered: \(error)")
@@ -34,6 +37,21 @@ public final class DeviceManager: @unchecked Sendable {
                     recover(path, attempt: attempt + 1)
                 }
             }
+        }
+    }
+
+    /// Opens the pad at an event node and hands it to the core: through its own reports on its hidraw
+    /// node where a hidraw profile matches it and the node works (docs/devices.md, "hidraw"), else
+    /// through evdev, with the reason when a hidraw profile matched.
+    func open(_ path: String) throws(DeviceError) {
+        let device = try RumbleDevice(path: path)
+        let config = core.config
+        switch HidrawBackend.choose(for: device.info, profiles: config.profiles, forceEvdev: config.backend == .evdev, sysfs: sysfs) {
+        case .hidraw(let sink, let profile):
+            device.close()
+            core.addPad(info: device.info, sink: sink, simulated: false, profile: profile, backend: .hidraw(node: sink.node.path))
+        case .evdev(let reason):
+            core.addPad(info: device.info, sink: device, simulated: false, backend: .evdev(fallback: reason))
         }
     }
 
@@ -65,8 +83,7 @@ public final class DeviceManager: @unchecked Sendable {
             switch event {
             case .added(let info):
                 do {
-                    let device = try RumbleDevice(path: info.path)
-                    core.addPad(info: device.info, sink: device, simulated: false)
+                    try open(info.path)
                 } catch {
                     logger.error("\(error)")
                 }

@@ -49,10 +49,15 @@ extension DaemonState {
         case .deviceError:
             break  // `DaemonCore.loopEvent` marks the pad disconnected and has its device reopened.
         case .wrote(let pad, let time, let value):
-            clients.broadcast(.deviceOutput, JSONObject([
+            var fields = JSONObject([
                 "device": .number(Double(pad)), "time": .number(time), "strong": .number(Double(value.strong)),
                 "weak": .number(Double(value.weak)),
-            ]))
+            ])
+            if value.hasSecondPair {
+                fields.append("third", .number(Double(value.third)))
+                fields.append("fourth", .number(Double(value.fourth)))
+            }
+            clients.broadcast(.deviceOutput, fields)
         }
     }
 }

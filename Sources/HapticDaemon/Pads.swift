@@ -10,6 +10,7 @@ struct PadRegistry {
         var profile: DeviceProfile
         var simulated: Bool
         var connected: Bool
+        var backend = PadBackend.evdev(fallback: nil)
     }
 
     private var byID: [PadID: Record] = [:]
@@ -21,17 +22,27 @@ struct PadRegistry {
     var ids: [PadID] { byID.keys.sorted() }
 
     /// A pad arrives. One the registry knew (the same device, unplugged) takes up its old number
-    /// (`reattached`); any other gets a new one.
-    mutating func attach(_ info: DeviceInfo, profile: DeviceProfile, simulated: Bool) -> (id: PadID, reattached: Bool) {
+    /// (`reattached`) when it comes back with the same profile; any other gets a new one (a pad that
+    /// returns through another backend, hidraw or evdev, has other actuators: new engines). The one
+    /// it replaces is forgotten (`replaced`).
+    mutating func attach(
+        _ info: DeviceInfo, profile: DeviceProfile, simulated: Bool, backend: PadBackend = .evdev(fallback: nil)
+    ) -> (id: PadID, reattached: Bool, replaced: PadID?) {
+        var replaced: PadID?
         if let known = ids.first(where: { !byID[$0]!.connected && Self.sameDevice(byID[$0]!.info, info) }) {
-            byID[known]!.connected = true
-            byID[known]!.info = info
-            return (known, true)
+            if byID[known]!.profile == profile {
+                byID[known]!.connected = true
+                byID[known]!.info = info
+                byID[known]!.backend = backend
+                return (known, true, nil)
+            }
+            byID[known] = nil
+            replaced = known
         }
         let id = next
         next += 1
-        byID[id] = Record(info: info, profile: profile, simulated: simulated, connected: true)
-        return (id, false)
+        byID[id] = Record(info: info, profile: profile, simulated: simulated, connected: true, backend: backend)
+        return (id, false, replaced)
     }
 
     /// The connected pad at `path` is gone: its number, or nil when no connected pad is there.
@@ -54,5 +65,23 @@ struct PadRegistry {
         guard a.vendor == b.vendor, a.product == b.product, a.bus == b.bus, a.name == b.name else { return false }
         if let ua = a.uniq, let ub = b.uniq, !ua.isEmpty { return ua == ub }
         return true
+    }
+}
+
+/// How a pad's output reaches it (`capabilities`' `backend`).
+public enum PadBackend: Equatable, Sendable {
+    /// evdev's `FF_RUMBLE`; `fallback`: why not the pad's hidraw profile, when one matched it.
+    case evdev(fallback: String?)
+    /// The pad's own reports on this hidraw node.
+    case hidraw(node: String)
+    /// `hapticd --simulate`.
+    case simulated
+
+    public var name: String {
+        switch self {
+        case .evdev: "evdev"
+        case .hidraw: "hidraw"
+        case .simulated: "simulated"
+        }
     }
 }

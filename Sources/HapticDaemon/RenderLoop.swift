@@ -122,7 +122,7 @@ public final class RenderLoop: @unchecked Sendable {
         lock.withLock {
             let clock = self.clock
             let makeEngine: (Locality) -> HapticEngine = { [weak self] locality in
-                let engine = HapticEngine(profile: profile, clock: clock, route: locality.route ?? .both)
+                let engine = HapticEngine(profile: profile, clock: clock, route: locality.route(for: profile.actuators) ?? .both)
                 engine.stoppedHandler = { reason in self?.emit(.engineStopped(pad: id, locality: locality, reason: reason)) }
                 engine.resetHandler = { self?.emit(.engineReset(pad: id, locality: locality)) }
                 engine.playerEnded = { player, end in self?.emit(.playerEnded(pad: id, locality: locality, player: player, end: end)) }
@@ -216,9 +216,9 @@ public final class RenderLoop: @unchecked Sendable {
             touch(id)?.pipeline.engine(for: locality)
         }
         /// The pad's engine for `locality`, made (started, configured, wired) if it has none yet;
-        /// nil for a locality a rumble pad does not have.
+        /// nil for a locality the pad does not have (its profile's `actuators`).
         public func engine(_ id: PadID, creating locality: Locality) -> HapticEngine? {
-            guard let pad = touch(id), locality.route != nil else { return nil }
+            guard let pad = touch(id), locality.route(for: pad.pipeline.engine.profile.actuators) != nil else { return nil }
             if let e = pad.pipeline.engine(for: locality) { return e }
             let e = pad.makeEngine(locality)
             pad.pipeline.add(e, for: locality)

@@ -19,7 +19,9 @@ public final class TraceWriter: @unchecked Sendable {
 
     func record(time: Double, device: PadID, value: MotorMagnitudes) {
         guard let f = file else { return }
-        fputs("\(Format.fixed(time, 6)),\(device),\(value.strong),\(value.weak)\n", f)
+        // A pad with a second pair (hidraw: HD rumble, trigger motors) adds its two channels.
+        let second = value.hasSecondPair ? ",\(value.third),\(value.fourth)" : ""
+        fputs("\(Format.fixed(time, 6)),\(device),\(value.strong),\(value.weak)\(second)\n", f)
         fflush(f)
     }
 

@@ -342,14 +342,17 @@ extension DeviceProfile {
         dualSenseBluetooth, bigben, switchProUSB, switchProBluetooth, generic,
     ]
 
-    public static func named(_ name: String, in profiles: [DeviceProfile] = builtIn) -> DeviceProfile? {
+    public static func named(_ name: String, in profiles: [DeviceProfile] = allBuiltIn) -> DeviceProfile? {
         profiles.first { $0.name == name }
     }
 
-    /// The profile for a device, or `generic`.
+    /// The evdev profile for a device, or `generic` (hidraw profiles are chosen apart: `reports`).
     public static func forDevice(
         bus: UInt16, vendor: UInt16, product: UInt16, in profiles: [DeviceProfile] = builtIn
     ) -> DeviceProfile {
-        profiles.first { $0.matches(bus: bus, vendor: vendor, product: product) } ?? generic
+        profiles.first { $0.reports == nil && $0.matches(bus: bus, vendor: vendor, product: product) } ?? generic
     }
+
+    /// Every built-in profile, hidraw and evdev.
+    public static var allBuiltIn: [DeviceProfile] { hidrawBuiltIn + builtIn }
 }

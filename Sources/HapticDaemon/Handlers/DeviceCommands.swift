@@ -27,6 +27,28 @@ extension GainSetRequest: DaemonCommand {
 extension DaemonState {
     /// What a pad can do, as `capabilitiesForHardware()` and `GCDeviceHaptics` tell it on Apple
     /// platforms, and what hapticd knows of its driver.
+    /// The actuators `capabilities` lists for a layout: what each is, and the localities that drive it.
+    static func motors(_ actuators: DeviceProfile.Actuators) -> [JSONValue] {
+        func motor(_ name: String, _ side: String, _ frequency: String, _ localities: [Locality]) -> JSONValue {
+            .object(JSONObject([
+                "name": .string(name), "side": .string(side), "frequency": .string(frequency),
+                "localities": .array(localities.map { .string($0.rawValue) }),
+            ]))
+        }
+        switch actuators {
+        case .rumble:
+            return [motor("strong", "left", "low", [.leftHandle]), motor("weak", "right", "high", [.rightHandle])]
+        case .hdRumble:
+            return [motor("left", "left", "41-1253 Hz", [.leftHandle]), motor("right", "right", "41-1253 Hz", [.rightHandle])]
+        case .rumbleAndTriggers:
+            return [
+                motor("strong", "left", "low", [.leftHandle]), motor("weak", "right", "high", [.rightHandle]),
+                motor("left_trigger", "left", "fixed", [.leftTrigger, .triggers]),
+                motor("right_trigger", "right", "fixed", [.rightTrigger, .triggers]),
+            ]
+        }
+    }
+
     func capabilities(_ device: Int?, _ access: RenderLoop.PadAccess) throws(ProtocolError) -> JSONObject {
         let pad = try padID(device, access, connected: false)
         let record = pads[pad]!
@@ -48,12 +70,13 @@ extension DaemonState {
         return JSONObject([
             "device": .number(Double(pad)), "name": .string(record.info.name),
             "supports_haptics": .bool(true), "supports_audio": .bool(false),
-            "localities": .array(Locality.rumblePad.map { .string($0.rawValue) }),
-            "unsupported_localities": .array(Locality.allCases.filter { $0.route == nil }.map { .string($0.rawValue) }),
-            "motors": .array([
-                .object(JSONObject(["name": .string("strong"), "side": .string("left"), "frequency": .string("low"), "localities": .array([.string("leftHandle")])])),
-                .object(JSONObject(["name": .string("weak"), "side": .string("right"), "frequency": .string("high"), "localities": .array([.string("rightHandle")])])),
-            ]),
+            "localities": .array(Locality.supported(by: p.actuators).map { .string($0.rawValue) }),
+            "unsupported_localities": .array(Locality.allCases.filter { $0.route(for: p.actuators) == nil }.map { .string($0.rawValue) }),
+            "actuators": .string(p.actuators.rawValue),
+            "motors": .array(Self.motors(p.actuators)),
+            "backend": .string(record.backend.name),
+            "hidraw_node": { if case .hidraw(let node) = record.backend { return .string(node) } else { return .null } }(),
+            "backend_fallback": { if case .evdev(let why?) = record.backend { return .string(why) } else { return .null } }(),
             "effect_slots": .number(Double(record.info.effectSlots)), "ff_gain": .bool(record.info.supportsGain),
             "quantization": .string(p.quantization.rawValue), "levels": .number(Double(p.quantization.levels)),
             "weak_quantization": .string(p.weakQuantization?.rawValue ?? p.quantization.rawValue),
@@ -74,6 +97,7 @@ extension DaemonState {
         var o = JSONObject([
             "device": .number(Double(id)), "name": .string(p.info.name), "path": .string(p.info.path),
             "usb_id": .string(p.info.usbID), "bus": .number(Double(p.info.bus)), "profile": .string(p.profile.name),
+            "backend": .string(p.backend.name),
             "connected": .bool(p.connected), "simulated": .bool(p.simulated), "effect_slots": .number(Double(p.info.effectSlots)),
         ])
         if let access, let g = access.pipeline(id)?.gain { o.append("gain", .number(g)) }

@@ -1,0 +1,77 @@
+import Evdev
+import Foundation
+import HapticCore
+import Testing
+@testable import HapticDaemon
+
+/// Choosing a pad's backend: its hidraw profile and node where both exist and work, else evdev with
+/// the reason (the VM test drives the real node behind hid-nintendo and hid-microsoft).
+@Suite struct HidrawBackendTests {
+    /// A sysfs tree with a Switch Pro over USB (event5 → hidraw2) and a pad without hidraw (event9),
+    /// and a /dev of its own.
+    func tree() throws -> (sys: String, dev: String) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hidraw-\(UUID().uuidString.prefix(8))").path
+        let hid = root + "/sys/devices/pci0000:00/usb1/1-1/1-1:1.0/0003:057E:2009.0001"
+        let fm = FileManager.default
+        for dir in [hid + "/input/input12/event5", hid + "/hidraw/hidraw2", root + "/sys/class/input",
+                    root + "/sys/devices/virtual/input/input30/event9", root + "/dev"] {
+            try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        }
+        try fm.createSymbolicLink(atPath: root + "/sys/class/input/event5",
+                                  withDestinationPath: "../../devices/pci0000:00/usb1/1-1/1-1:1.0/0003:057E:2009.0001/input/input12/event5")
+        try fm.createSymbolicLink(atPath: root + "/sys/class/input/event9", withDestinationPath: "../../devices/virtual/input/input30/event9")
+        return (root + "/sys", root + "/dev")
+    }
+
+    func pad(_ node: String, vendor: UInt16 = 0x057E, product: UInt16 = 0x2009) -> DeviceInfo {
+        DeviceInfo(path: node, name: "Pro Controller", bus: 0x03, vendor: vendor, product: product, version: 1,
+                   effectSlots: 16, hasRumble: true, supportsGain: false)
+    }
+
+    func reason(_ choice: HidrawBackend.Choice) -> String?? {
+        if case .evdev(let why) = choice { return .some(why) }
+        return .none
+    }
+
+    @Test func aPadWithoutAHidrawProfileStaysOnEvdevSilently() throws {
+        let (sys, dev) = try tree()
+        let choice = HidrawBackend.choose(for: pad("/dev/input/event5", vendor: 0x054C, product: 0x0CE6), profiles: DeviceProfile.allBuiltIn,
+                                          forceEvdev: false, sysfs: sys, dev: dev)
+        #expect(reason(choice) == .some(nil), "no hidraw profile matches a DualSense: no reason to give")
+    }
+
+    @Test func configCanForceEvdev() throws {
+        let (sys, dev) = try tree()
+        let choice = HidrawBackend.choose(for: pad("/dev/input/event5"), profiles: DeviceProfile.allBuiltIn, forceEvdev: true, sysfs: sys, dev: dev)
+        #expect(reason(choice) == .some("devices.backend is \"evdev\" in the configuration"))
+    }
+
+    @Test func everyWayTheNodeCanFailFallsBackWithItsReason() throws {
+        let (sys, dev) = try tree()
+        let all = DeviceProfile.allBuiltIn
+        // No HID device behind the event node (a uinput pad with a Switch's ids).
+        #expect(reason(HidrawBackend.choose(for: pad("/dev/input/event9"), profiles: all, forceEvdev: false, sysfs: sys, dev: dev))
+                == .some("no hidraw node belongs to /dev/input/event9"))
+        // The node is not there to open.
+        #expect(reason(HidrawBackend.choose(for: pad("/dev/input/event5"), profiles: all, forceEvdev: false, sysfs: sys, dev: dev))
+                == .some("\(dev)/hidraw2: open failed: no such file or directory"))
+        // Something that is not a hidraw node: the kernel cannot say what device it is.
+        #expect(FileManager.default.createFile(atPath: dev + "/hidraw2", contents: nil))
+        let notHidraw = HidrawBackend.choose(for: pad("/dev/input/event5"), profiles: all, forceEvdev: false, sysfs: sys, dev: dev)
+        #expect(reason(notHidraw) == .some("\(dev)/hidraw2: read device info failed: inappropriate ioctl for device"))
+    }
+
+    @Test func theHidrawProfileIsTheFirstMatchingOneWithReports() {
+        let all = DeviceProfile.allBuiltIn
+        #expect(HidrawBackend.profile(for: pad("/dev/input/event5"), in: all)?.name == "switch-pro-usb-hd")
+        var bt = pad("/dev/input/event5", vendor: 0x045E, product: 0x0B13)
+        bt.bus = 0x05
+        #expect(HidrawBackend.profile(for: bt, in: all)?.name == "xbox-bluetooth-triggers")
+        #expect(HidrawBackend.profile(for: pad("/dev/input/event5", vendor: 0x045E, product: 0x0B13), in: all) == nil,
+                "an Xbox pad over USB (xpad) has no hidraw profile")
+        #expect(HidrawBackend.profile(for: pad("/dev/input/event5"), in: DeviceProfile.builtIn) == nil)
+        for p in DeviceProfile.hidrawBuiltIn {
+            #expect(p.evdevFallback.flatMap { DeviceProfile.named($0) }?.reports == nil, "\(p.name) falls back to an evdev profile")
+        }
+    }
+}
