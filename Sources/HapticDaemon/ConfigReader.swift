@@ -174,13 +174,15 @@ struct ConfigReader {
     func policy(_ v: JSONValue) throws(ConfigError) -> PolicyConfig {
         var p = PolicyConfig()
         let t = try table(v, "policy")
-        try checkKeys(t, "policy", ["profile", "max_strength", "duck", "app"])
-        if let x = t["profile"] {
-            let name = try string(x, "policy.profile")
-            guard let profile = PolicyConfig.Profile(rawValue: name) else {
-                throw ConfigError("policy.profile", "expected \"full\", \"quiet\" or \"silent\", found \"\(name)\"")
+        try checkKeys(t, "policy", ["mode", "profile", "max_strength", "duck", "app"])
+        // `profile` is the mode's name until hapticd 0.5, still read; not both.
+        if t["mode"] != nil && t["profile"] != nil { throw ConfigError("policy.profile", "the old name of policy.mode: give one of them") }
+        if let (x, key) = t["mode"].map({ ($0, "policy.mode") }) ?? t["profile"].map({ ($0, "policy.profile") }) {
+            let name = try string(x, key)
+            guard let mode = PolicyConfig.Mode(rawValue: name) else {
+                throw ConfigError(key, "expected \"full\", \"quiet\" or \"silent\", found \"\(name)\"")
             }
-            p.profile = profile
+            p.mode = mode
         }
         if let x = t["max_strength"] { p.maxStrength = try number(x, "policy.max_strength", 0...1) }
         if let x = t["duck"] { p.duck = try number(x, "policy.duck", 0...1) }

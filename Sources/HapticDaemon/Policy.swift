@@ -4,13 +4,13 @@ import HapticProtocol
 
 /// Who is heard when several programs share a pad (`[policy]`; docs/clients.md, "Policy").
 ///
-/// Modelled on feedbackd: a global profile — `full` (everything), `quiet` (only `important` feedback
+/// Modelled on feedbackd: a global mode (feedbackd's "profile") — `full` (everything), `quiet` (only `important` feedback
 /// from apps allowed to send it, e.g. an accessibility tool), `silent` (nothing) — a ceiling on
 /// strength after mixing, and per-app rules that can only lower what the global settings allow; and
 /// on Lofelt/Meta's per-player priority: while a higher-priority player plays on a pad, lower ones are
 /// ducked (scaled by `duck`; 0 mutes them). By default every app is alike and everything mixes.
 public struct PolicyConfig: Equatable, Sendable {
-    public typealias Profile = PolicyProfile
+    public typealias Mode = PolicyMode
 
     public struct AppRule: Equatable, Sendable {
         /// The app id a client gives in `hello`, or its process name.
@@ -20,7 +20,7 @@ public struct PolicyConfig: Equatable, Sendable {
         public var gain = 1.0
         /// The app's players' priority, and the most it may ask for.
         public var priority = 0
-        /// Whether its `important` feedback passes the `quiet` profile.
+        /// Whether its `important` feedback passes the `quiet` mode.
         public var importantAllowed = false
         /// Only clients of these users may claim this id (empty: anyone).
         public var uids: [UInt32] = []
@@ -28,7 +28,7 @@ public struct PolicyConfig: Equatable, Sendable {
         public init(id: String) { self.id = id }
     }
 
-    public var profile = Profile.full
+    public var mode = Mode.full
     public var maxStrength = 1.0
     public var duck = 0.3
     public var apps: [AppRule] = []
@@ -45,12 +45,12 @@ public struct PolicyConfig: Equatable, Sendable {
         return min(requested ?? cap, cap)
     }
 
-    /// The gain a player of `app` is heard at: the profile (with `important` feedback of allowed apps
+    /// The gain a player of `app` is heard at: the mode (with `important` feedback of allowed apps
     /// passing `quiet`), then the app's rule.
     public func gain(app: String, important: Bool) -> Double {
         let rule = rule(for: app)
         let appGain = (rule?.enabled ?? true) ? (rule?.gain ?? 1) : 0
-        switch profile {
+        switch mode {
         case .full: return appGain
         case .quiet: return important && rule?.importantAllowed == true ? appGain : 0
         case .silent: return 0

@@ -591,8 +591,9 @@ public struct PolicyRequest: CommandRequest {
     public init(_ a: Arguments) {}
 }
 
-/// The policy's global profile: who is heard.
-public enum PolicyProfile: String, Sendable, CaseIterable {
+/// The policy's global mode: who is heard (feedbackd calls it a profile; hapticd keeps "profile" for
+/// a pad's device profile).
+public enum PolicyMode: String, Sendable, CaseIterable {
     /// Everything.
     case full
     /// Only `important` feedback from apps allowed to send it.
@@ -602,27 +603,30 @@ public enum PolicyProfile: String, Sendable, CaseIterable {
 }
 
 public struct PolicySetRequest: CommandRequest {
-    static let profile = CommandArgument<PolicyProfile>("profile", .string) { r, _ throws(ProtocolError) in
-        guard let name = try r.string("profile") else { return nil }
-        guard let p = PolicyProfile(rawValue: name) else { throw ProtocolError(.badRequest, "unknown profile \"\(name)\" (full, quiet, silent)") }
-        return p
+    /// `mode`; `profile`, its name until hapticd 0.5, is still read when `mode` is absent.
+    static let mode = CommandArgument<PolicyMode>("mode", .string) { r, _ throws(ProtocolError) in
+        var name = try r.string("mode")
+        if name == nil { name = try r.string("profile") }
+        guard let name else { return nil }
+        guard let m = PolicyMode(rawValue: name) else { throw ProtocolError(.badRequest, "unknown mode \"\(name)\" (full, quiet, silent)") }
+        return m
     }
     static let maxStrength = CommandArgument<Double>.number("max_strength", within: 0...1, showing: false)
     static let duck = CommandArgument<Double>.number("duck", within: 0...1, showing: false)
     public static let declaration = CommandDeclaration(
-        .policySet, .changes, .admin(reason: "changes what every client is heard at"), [profile, maxStrength, duck],
-        "the global profile, strength ceiling and ducking, until the next reload")
+        .policySet, .changes, .admin(reason: "changes what every client is heard at"), [mode, maxStrength, duck],
+        "the global mode, strength ceiling and ducking, until the next reload")
 
-    public var profile: PolicyProfile?
+    public var mode: PolicyMode?
     public var maxStrength: Double?
     public var duck: Double?
 
     public init(_ a: Arguments) throws(ProtocolError) {
-        profile = try a(Self.profile)
+        mode = try a(Self.mode)
         maxStrength = try a(Self.maxStrength)
         duck = try a(Self.duck)
-        guard profile != nil || maxStrength != nil || duck != nil else {
-            throw ProtocolError(.badRequest, "policy.set needs at least one of profile, max_strength, duck")
+        guard mode != nil || maxStrength != nil || duck != nil else {
+            throw ProtocolError(.badRequest, "policy.set needs at least one of mode, max_strength, duck")
         }
     }
 }

@@ -142,6 +142,12 @@ import Testing
 }
 
 extension ConfigTests {
+    @Test func thePolicyModeIsReadByItsNameAndByItsOldOne() throws {
+        #expect(try DaemonConfig.parse("[policy]\nmode = \"silent\"").policy.mode == .silent)
+        #expect(try DaemonConfig.parse("[policy]\nprofile = \"silent\"").policy.mode == .silent)
+        #expect(try DaemonConfig.parse("").policy.mode == .full)
+    }
+
     @Test func readsThePolicy() throws {
         let c = try DaemonConfig.parse("""
             [policy]
@@ -160,7 +166,7 @@ extension ConfigTests {
             priority = -5
             """)
         let p = c.policy
-        #expect(p.profile == .quiet && p.maxStrength == 0.7 && p.duck == 0)
+        #expect(p.mode == .quiet && p.maxStrength == 0.7 && p.duck == 0)
         let reader = try #require(p.rule(for: "org.example.Reader"))
         #expect(reader.priority == 10 && reader.importantAllowed && reader.uids == [1000] && reader.enabled && reader.gain == 1)
         // Rules only lower: the reader's important feedback passes quiet; nothing else does; a
@@ -170,16 +176,18 @@ extension ConfigTests {
         #expect(p.priority(app: "org.example.Reader", requested: nil) == 10 && p.priority(app: "org.example.Reader", requested: 50) == 10)
         #expect(p.priority(app: "org.example.Reader", requested: -20) == -20 && p.priority(app: "anyone", requested: 99) == 0)
         var full = p
-        full.profile = .full
+        full.mode = .full
         #expect(full.gain(app: "noisy-game", important: false) == 0, "disabled")
         full.apps[1].enabled = true
         #expect(full.gain(app: "noisy-game", important: false) == 0.5)
-        full.profile = .silent
+        full.mode = .silent
         #expect(full.gain(app: "org.example.Reader", important: true) == 0)
     }
 
     @Test(arguments: [
+        ("[policy]\nmode = \"loud\"", "policy.mode: expected \"full\", \"quiet\" or \"silent\", found \"loud\""),
         ("[policy]\nprofile = \"loud\"", "policy.profile: expected \"full\", \"quiet\" or \"silent\", found \"loud\""),
+        ("[policy]\nmode = \"quiet\"\nprofile = \"quiet\"", "policy.profile: the old name of policy.mode: give one of them"),
         ("[policy]\nmax_strength = 2", "policy.max_strength: 2.0 is out of range 0.0…1.0"),
         ("[[policy.app]]\ngain = 0.5", "policy.app[0].id: missing: every app rule names its app"),
         ("[[policy.app]]\nid = \"a\"\npriority = 500", "policy.app[0].priority: 500 is out of range -100…100"),

@@ -209,14 +209,14 @@ extension PeerCredentials {
     @Test func policySetChangesThePolicyForEveryPadAndClient() throws {
         let bench = StateBench()
         let a = try bench.connect(.alice), admin = try bench.connect(.root)
-        let line = #"{"id":1,"cmd":"policy.set","profile":"quiet","max_strength":0.5,"duck":0.1}"#
+        let line = #"{"id":1,"cmd":"policy.set","mode":"quiet","max_strength":0.5,"duck":0.1}"#
         #expect(try bench.send(line, from: a).map { _ in "ok" } == .failure(ProtocolError(
             .permissionDenied, "policy.set changes what every client is heard at: it needs root or an admin (clients.admin_uids, clients.admin_gids)")))
         bench.read { state, _ in #expect(state.config.policy == PolicyConfig()) }
         let result = try bench.ok(line, from: admin)
-        #expect(result["profile"] == .string("quiet") && result["max_strength"] == .number(0.5) && result["duck"] == .number(0.1))
+        #expect(result["mode"] == .string("quiet") && result["max_strength"] == .number(0.5) && result["duck"] == .number(0.1))
         bench.read { state, access in
-            #expect(state.config.policy.profile == .quiet && state.config.policy.maxStrength == 0.5 && state.config.policy.duck == 0.1)
+            #expect(state.config.policy.mode == .quiet && state.config.policy.maxStrength == 0.5 && state.config.policy.duck == 0.1)
             #expect(state.shared.withLockedValue { $0.policy } == state.config.policy, "published to the socket threads")
             #expect(access.pipeline(0)?.maxStrength == 0.5 && access.pipeline(0)?.duck == 0.1)
         }

@@ -40,7 +40,7 @@ import Testing
              #"unknown locality "nose" (known: default, all, handles, leftHandle, rightHandle, triggers, leftTrigger, rightTrigger)"#),
             ("play", #""name":"x","priority":101"#, #""priority" must be within −100…100, not 101"#),
             ("player.start", #""player":1,"at":1,"after":2"#, #"give "at" or "after", not both"#),
-            ("policy.set", "", "policy.set needs at least one of profile, max_strength, duck"),
+            ("policy.set", "", "policy.set needs at least one of mode, max_strength, duck"),
             ("rumble", #""strong":0.5,"weak":0.5"#, #"missing "duration" (seconds)"#),
         ]
         for (command, members, message) in cases {

@@ -102,21 +102,24 @@ import Testing
         #expect(daemon.terminate() == 0)
     }
 
-    @Test func theProfileChangesByReloadOrByAnAdminAndPlayersFollow() throws {
+    @Test func theModeChangesByReloadOrByAnAdminAndPlayersFollow() throws {
         let daemon = try DaemonProcess(["--simulate", "1"])
         let c = try daemon.client()
         _ = try c.request("play", JSONObject(["pattern": constant(0.8, 20)]))
         #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (52428, 0) } == true })
         // An admin (root) silences everything: the playing player follows.
-        let set = try c.request("policy.set", JSONObject(["profile": .string("silent")]))
-        #expect(set["profile"] == .string("silent"))
+        let set = try c.request("policy.set", JSONObject(["mode": .string("silent")]))
+        #expect(set["mode"] == .string("silent"))
+        #expect(set["profile"] == .string("silent"), "the mode's old name is still answered")
         #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (0, 0) } == true })
-        #expect(code(c, "policy.set", JSONObject(["profile": .string("loud")])) == "bad_request")
+        #expect(code(c, "policy.set", JSONObject(["mode": .string("loud")])) == "bad_request")
+        #expect(code(c, "policy.set", JSONObject(["profile": .string("loud")])) == "bad_request", "and still read")
+        #expect(try c.request("policy.set", JSONObject(["profile": .string("quiet")]))["mode"] == .string("quiet"))
         #expect(code(c, "policy.set", JSONObject([:])) == "bad_request")
         // A reload puts the configuration's policy back: full.
         kill(daemon.process.processIdentifier, SIGHUP)
         #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (52428, 0) } == true }, "heard again after the reload")
-        #expect(try c.request("policy")["profile"] == .string("full"))
+        #expect(try c.request("policy")["mode"] == .string("full"))
         #expect(daemon.terminate() == 0)
     }
 

@@ -30,7 +30,7 @@ async def exercise(c):
     await call(c.capabilities, device=0)
     await call(c.hello, "org.example.Bindings")
     await call(c.policy)
-    await call(c.policy_set, profile="full", max_strength=1.0, duck=0.3)
+    await call(c.policy_set, mode="full", max_strength=1.0, duck=0.3)
     await call(c.subscribe, ["player.finished"])
     await call(c.prepare, device=0, locality="default")
     await call(c.play, "heartbeat", device=0, locality="default", loop=True, rate=1.5, priority=5)

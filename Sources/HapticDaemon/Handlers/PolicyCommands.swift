@@ -28,7 +28,7 @@ extension PolicyRequest: DaemonCommand {
 extension PolicySetRequest: DaemonCommand {
     func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         var p = state.config.policy
-        if let profile { p.profile = profile }
+        if let mode { p.mode = mode }
         if let maxStrength { p.maxStrength = maxStrength }
         if let duck { p.duck = duck }
         state.config.policy = p
@@ -43,7 +43,8 @@ extension DaemonState {
         let p = config.policy
         let rule = p.rule(for: client.app)
         return JSONObject([
-            "profile": .string(p.profile.rawValue), "max_strength": .number(p.maxStrength), "duck": .number(p.duck),
+            // `profile`: the mode's name until hapticd 0.5, still sent for clients written then.
+            "mode": .string(p.mode.rawValue), "profile": .string(p.mode.rawValue), "max_strength": .number(p.maxStrength), "duck": .number(p.duck),
             "app": .object(JSONObject([
                 "id": .string(client.app), "configured": .bool(rule != nil), "enabled": .bool(rule?.enabled ?? true),
                 "gain": .number(rule?.gain ?? 1), "priority": .number(Double(rule?.priority ?? 0)),

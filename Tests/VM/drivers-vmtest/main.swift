@@ -246,7 +246,18 @@ var client: HapticClient!
 @MainActor func startDaemon() -> Bool {
     var pid: pid_t = 0
     var words = [hapticd, "--socket", socketPath, "--trace", tracePath, "--log-level", "warning"]
-    if let config = getenv("HAPTICD_CONFIG") { words += ["--config", String(cString: config)] }
+    // This test is the evdev path through each kernel driver: every pad through FF_RUMBLE, also
+    // those a hidraw profile matches (their hidraw path is the hidraw scenario's). A configuration
+    // of one's own (HAPTICD_CONFIG) says `[devices] backend = "evdev"` itself.
+    if let config = getenv("HAPTICD_CONFIG") {
+        words += ["--config", String(cString: config)]
+    } else {
+        let path = "/tmp/drivers-hapticd.toml"
+        guard let f = fopen(path, "w") else { return false }
+        fputs("[devices]\nbackend = \"evdev\"\n", f)
+        fclose(f)
+        words += ["--config", path]
+    }
     var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
     cargs.append(nil)
     defer { for p in cargs { free(p) } }

@@ -134,8 +134,10 @@ HAPTICD_API int hapticd_hello(hapticd_client *client, const char *app_id, haptic
 
 enum { HAPTICD_PROFILE_UNKNOWN = -1, HAPTICD_PROFILE_FULL = 0, HAPTICD_PROFILE_QUIET = 1, HAPTICD_PROFILE_SILENT = 2 };
 
-/* The policy in force for this client (`policy`): the global profile and limits, and the rule
- * for this app (docs/clients.md, "Policy"). */
+/* The policy in force for this client (`policy`): the global mode and limits, and the rule for
+ * this app (docs/clients.md, "Policy"). The protocol calls the mode `mode` (`profile` until hapticd
+ * 0.5); libhapticd 1 keeps its `profile` names here and in HAPTICD_PROFILE_* so that programs
+ * written against it still compile. */
 typedef struct hapticd_policy {
     int32_t profile;               /* HAPTICD_PROFILE_* */
     int32_t app_enabled;           /* 0: this app is not heard */
@@ -153,10 +155,10 @@ typedef struct hapticd_policy {
 
 /* `policy`. Thread-safe. */
 HAPTICD_API int hapticd_policy_get(hapticd_client *client, hapticd_policy *out);
-/* `policy.set`, for root and the daemon's admins (HAPTICD_E_PERMISSION otherwise): profile ("full",
+/* `policy.set`, for root and the daemon's admins (HAPTICD_E_PERMISSION otherwise): mode ("full",
  * "quiet", "silent"; NULL: unchanged), max_strength and duck (0…1; negative: unchanged), until the
  * daemon reloads its configuration. out (may be NULL) gets the policy after. Thread-safe. */
-HAPTICD_API int hapticd_policy_set(hapticd_client *client, const char *profile, double max_strength, double duck, hapticd_policy *out);
+HAPTICD_API int hapticd_policy_set(hapticd_client *client, const char *mode, double max_strength, double duck, hapticd_policy *out);
 
 /* `ping`. Thread-safe. */
 HAPTICD_API int hapticd_ping(hapticd_client *client);

@@ -138,7 +138,7 @@ int hapticd_patterns(hapticd_client *c, hapticd_pattern_info *out, int capacity,
 
 static void fill_policy(json_t *res, hapticd_policy *out) {
     memset(out, 0, sizeof *out);
-    const char *profile = hd_str(res, "profile");
+    const char *profile = hd_str(res, json_object_get(res, "mode") ? "mode" : "profile");
     hd_copy(out->profile_name, sizeof out->profile_name, profile);
     out->profile = !strcmp(profile, "full") ? HAPTICD_PROFILE_FULL
                    : !strcmp(profile, "quiet") ? HAPTICD_PROFILE_QUIET
@@ -172,10 +172,10 @@ int hapticd_policy_set(hapticd_client *c, const char *profile, double max_streng
     CHECK(c, "hapticd_policy_set: client is NULL");
     CHECK(ok_num(max_strength) && ok_num(duck) && max_strength <= 1 && duck <= 1,
           "hapticd_policy_set: max_strength and duck are 0…1, or negative to leave them");
-    CHECK(profile || max_strength >= 0 || duck >= 0, "hapticd_policy_set: give at least one of profile, max_strength, duck");
-    CHECK(!profile || strlen(profile) < 16, "hapticd_policy_set: the profile is full, quiet or silent");
+    CHECK(profile || max_strength >= 0 || duck >= 0, "hapticd_policy_set: give at least one of mode, max_strength, duck");
+    CHECK(!profile || strlen(profile) < 16, "hapticd_policy_set: the mode is full, quiet or silent");
     json_t *req = hd_cmd("policy.set"), *res = NULL;
-    if (profile) json_object_set_new(req, "profile", json_string(profile));
+    if (profile) json_object_set_new(req, "mode", json_string(profile));
     if (max_strength >= 0) json_object_set_new(req, "max_strength", json_real(max_strength));
     if (duck >= 0) json_object_set_new(req, "duck", json_real(duck));
     hd_lock(c);

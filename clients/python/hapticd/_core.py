@@ -848,9 +848,13 @@ def note_event(players: Iterable["PlayerCore"], e: Event) -> None:
                 p.status.state = "invalid"
 
 
-def policy_set_request(profile: Optional[str], max_strength: Optional[float], duck: Optional[float]) -> Request:
+def policy_set_request(mode: Optional[str], max_strength: Optional[float], duck: Optional[float],
+                       profile: Optional[str] = None) -> Request:
+    """``profile`` is the mode's name until hapticd 0.5 (still accepted; not with ``mode``)."""
+    if mode is not None and profile is not None:
+        raise ValueError("policy_set: give mode, or its old name profile, not both")
     members = {
-        "profile": profile,
+        "mode": mode if mode is not None else profile,
         "max_strength": None if max_strength is None else finite("max_strength", max_strength, 0, 1),
         "duck": None if duck is None else finite("duck", duck, 0, 1),
     }

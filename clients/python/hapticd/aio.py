@@ -262,8 +262,9 @@ class AsyncClient:
     async def policy(self) -> Dict[str, Any]:
         return await self._request("policy")
 
-    async def policy_set(self, profile: Optional[str] = None, max_strength: Optional[float] = None, duck: Optional[float] = None) -> Dict[str, Any]:
-        return await self._request(*policy_set_request(profile, max_strength, duck))
+    async def policy_set(self, mode: Optional[str] = None, max_strength: Optional[float] = None, duck: Optional[float] = None,
+                         *, profile: Optional[str] = None) -> Dict[str, Any]:
+        return await self._request(*policy_set_request(mode, max_strength, duck, profile))
 
     async def subscribe(self, events: Iterable[str]) -> List[str]:
         names = list(events)

@@ -313,15 +313,17 @@ class Client:
         return result
 
     def policy(self) -> Dict[str, Any]:
-        """The policy in force for this client: ``profile``, ``max_strength``, ``duck``, and ``app``
+        """The policy in force for this client: ``mode`` (also as ``profile``, its old name),
+        ``max_strength``, ``duck``, and ``app``
         (``id``, ``configured``, ``enabled``, ``gain``, ``priority``, ``important_allowed``,
         ``heard_at``)."""
         return self._request("policy")
 
-    def policy_set(self, profile: Optional[str] = None, max_strength: Optional[float] = None, duck: Optional[float] = None) -> Dict[str, Any]:
-        """``policy.set`` (root and admins): the global profile (full, quiet, silent), ceiling and
-        ducking until the daemon reloads; the policy after."""
-        return self._request(*policy_set_request(profile, max_strength, duck))
+    def policy_set(self, mode: Optional[str] = None, max_strength: Optional[float] = None, duck: Optional[float] = None,
+                   *, profile: Optional[str] = None) -> Dict[str, Any]:
+        """``policy.set`` (root and admins): the global mode (full, quiet, silent), ceiling and
+        ducking until the daemon reloads; the policy after. ``profile=`` is the mode's old name."""
+        return self._request(*policy_set_request(mode, max_strength, duck, profile))
 
     def subscribe(self, events: Iterable[str]) -> List[str]:
         """Which events the daemon sends (names from ``hapticd.EVENTS``)."""

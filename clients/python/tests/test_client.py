@@ -139,7 +139,7 @@ def test_hello_and_policy(client):
     assert ident["app"] == "org.hapticd.pytest.policy" and ident["uid"] == os.getuid() and ident["process"]
     assert client.identity == ident
     pol = client.policy()
-    assert pol["profile"] == "full" and pol["max_strength"] == 1
+    assert pol["mode"] == "full" and pol["profile"] == "full" and pol["max_strength"] == 1
     assert pol["app"]["id"] == "org.hapticd.pytest.policy" and pol["app"]["enabled"] is True and pol["app"]["configured"] is False
     with pytest.raises(BadRequestError):
         client.hello("has space")
@@ -191,9 +191,12 @@ def test_policy_rules(make_daemon):
         p.destroy()
 
         # quiet: only the important feedback of the app allowed it is heard.
-        assert high.policy_set(profile="quiet")["profile"] == "quiet"
-        with pytest.raises(BadRequestError, match="unknown profile"):
-            high.policy_set(profile="loud")
+        assert high.policy_set(mode="quiet")["mode"] == "quiet"
+        assert high.policy_set(profile="quiet")["mode"] == "quiet", "the mode's old name still works"
+        with pytest.raises(BadRequestError, match="unknown mode"):
+            high.policy_set(mode="loud")
+        with pytest.raises(ValueError):
+            high.policy_set(mode="quiet", profile="quiet")
         assert d.last_is(0, 0, silent=True)
         before = d.last_time()
         low.wait_for("player.finished", player=low.feedback("impact", "heavy", important=True, device=0))
@@ -202,8 +205,8 @@ def test_policy_rules(make_daemon):
         assert not any(r[2] or r[3] for r in d.rows() if r[0] > before)
         reader.feedback("impact", "heavy", important=True, device=0)
         assert d.active_after(0, mid) is not None
-        pol = high.policy_set(profile="full", max_strength=0.5)
-        assert pol["profile"] == "full" and pol["max_strength"] == 0.5
+        pol = high.policy_set(mode="full", max_strength=0.5)
+        assert pol["mode"] == "full" and pol["max_strength"] == 0.5
 
 
 def test_play_by_name(client, daemon):
