@@ -72,6 +72,12 @@ check test ! -e "$tmp/late.csv"
 check bash -c "'$bin' render '$tmp/late.ahap' --from 85999.99 --to 86000.01 --step 0.005 | grep -q '^86000.000000,1.000000,'"
 check bash -c "'$bin' render '$tmp/late.ahap' --format svg --from 85990 --to 86010 | grep -q 'shown 85990.000–86010.000 s'"
 
+# HD rumble (a hidraw profile): the plot in docs/rendering.md §13 is what render draws today, the CSV
+# carries each band's frequency and amplitude, and info says which frequencies the events span.
+check bash -c "cd docs/images && '$bin' render hd-rumble-sweep.ahap --profile switch-pro-usb-hd --format svg | cmp -s - hd-rumble-sweep.svg"
+check bash -c "'$bin' render docs/images/hd-rumble-sweep.ahap --profile switch-pro-usb-hd --from 1 --to 1.001 --step 0.001 | grep -q '^1.000000,1.000000,0.500000,.*,160.0,0.5000,320.0,0.5000$'"
+check bash -c "'$bin' info docs/images/hd-rumble-sweep.ahap --profile switch-pro-usb-hd | grep -q 'HD rumble: events.* sharpness 0.00–1.00: low band 80–320 Hz, high band 160–640 Hz'"
+
 # Unknown profile: a clear error.
 if "$bin" render config/patterns/click.ahap --profile nope 2> "$tmp/err"; then check false; else check grep -q "unknown profile 'nope'" "$tmp/err"; fi
 

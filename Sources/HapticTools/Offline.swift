@@ -115,6 +115,17 @@ public enum Offline {
                 lines.append("  \(id.rawValue): \(these.count) (\(points) control points)")
             }
         }
+        switch profile.actuators {
+        case .rumble: break
+        case .hdRumble:
+            let sharpness = events.filter(\.type.isHaptic).map { $0.value(.hapticSharpness) }
+            if let lo = sharpness.min(), let hi = sharpness.max() {
+                let f = (SwitchHDRumble.fundamental(sharpness: lo), SwitchHDRumble.fundamental(sharpness: hi))
+                lines.append("HD rumble: events' sharpness \(Format.fixed(lo, 2))–\(Format.fixed(hi, 2)): low band \(Int(f.0.rounded()))–\(Int(f.1.rounded())) Hz, high band \(Int((2 * f.0).rounded()))–\(Int((2 * f.1).rounded())) Hz (before parameters and curves)")
+            }
+        case .rumbleAndTriggers:
+            lines.append("Trigger motors: played by the triggers, leftTrigger and rightTrigger localities (and all)")
+        }
         lines.append("Warnings: \(loaded.warnings.count)")
         lines += loaded.warnings.map { "  \($0.path): \($0.message)" }
         return lines
@@ -179,12 +190,19 @@ public enum Offline {
     /// `render --format csv`, streamed: `write` receives the text in pieces of about 64 KiB, so the
     /// output is never held whole.
     public static func csv(_ compiled: CompiledPattern, _ window: Window, write: (String) -> Void) throws(RenderError) {
-        var out = "time,intensity,sharpness,strong,weak\n"
+        // HD rumble adds what each actuator's bands play (default locality: both actuators alike).
+        let hd = compiled.profile.actuators == .hdRumble
+        var out = "time,intensity,sharpness,strong,weak" + (hd ? ",low_hz,low_amplitude,high_hz,high_amplitude" : "") + "\n"
         out.reserveCapacity(70_000)
         try forEachSampleTime(compiled, window) { t in
             let signal = compiled.frame(at: t)
             let m = MotorMapping.magnitudes(for: signal, profile: compiled.profile)
-            out += "\(Format.fixed(t, 6)),\(Format.fixed(signal.intensity, 6)),\(Format.fixed(signal.sharpness, 6)),\(m.strong),\(m.weak)\n"
+            out += "\(Format.fixed(t, 6)),\(Format.fixed(signal.intensity, 6)),\(Format.fixed(signal.sharpness, 6)),\(m.strong),\(m.weak)"
+            if hd {
+                let a = SwitchHDRumble.actuator(intensity: signal.intensity, sharpness: signal.sharpness)
+                out += ",\(Format.fixed(a.low.frequency, 1)),\(Format.fixed(a.low.amplitude, 4)),\(Format.fixed(a.high.frequency, 1)),\(Format.fixed(a.high.amplitude, 4))"
+            }
+            out += "\n"
             if out.utf8.count >= 65_536 {
                 write(out)
                 out.removeAll(keepingCapacity: true)

@@ -41,7 +41,11 @@ public enum SVGPlot {
         public var maxY: Double { y + height }
     }
 
-    public enum LaneKind: String, Sendable { case events = "Events", controls = "Controls", signal = "Signal", motors = "Motors" }
+    public enum LaneKind: String, Sendable {
+        case events = "Events", controls = "Controls", signal = "Signal", motors = "Motors"
+        /// HD rumble (a profile with `actuators = hd-rumble`): each band's amplitude, and its frequency.
+        case bands = "HD rumble: band amplitude (both actuators, default locality)", frequency = "HD rumble: band frequency"
+    }
 
     public struct Lane: Sendable {
         public var kind: LaneKind
@@ -65,7 +69,9 @@ public enum SVGPlot {
     static let right = 48.0
     static let titleSize = 16.0
     static let textSize = 12.0
-    static let laneHeights: [LaneKind: Double] = [.events: 100, .controls: 80, .signal: 110, .motors: 110]
+    static let laneHeights: [LaneKind: Double] = [.events: 100, .controls: 80, .signal: 110, .motors: 110, .bands: 110, .frequency: 110]
+    /// The frequency lane's scale: log2, from below the low band's bottom to above the high band's top.
+    static let frequencyRange = 40.0...1300.0
 
     /// A conservative width of `s` in a sans-serif font (DejaVu Sans runs about 0.55 em a character).
     static func textWidth(_ s: String, size: Double, bold: Bool = false) -> Double {
@@ -96,7 +102,7 @@ public enum SVGPlot {
         var lanes: [Lane] = []
         var kinds: [LaneKind] = [.events]
         if !compiled.controls.isEmpty { kinds.append(.controls) }
-        kinds += [.signal, .motors]
+        kinds += compiled.profile.actuators == .hdRumble ? [.signal, .bands, .frequency] : [.signal, .motors]
         for kind in kinds {
             let header = Box(left, y, plotWidth, 20)
             y += 22
@@ -116,6 +122,8 @@ public enum SVGPlot {
         var sharpnessSum = 0.0, sharpnessCount = 0
         var strongMin = Double.infinity, strongMax = -Double.infinity
         var weakMin = Double.infinity, weakMax = -Double.infinity
+        var lowMin = Double.infinity, lowMax = -Double.infinity, highMin = Double.infinity, highMax = -Double.infinity
+        var lowFrequencySum = 0.0, lowFrequencyCount = 0, highFrequencySum = 0.0, highFrequencyCount = 0
         var controlMin = [Double](repeating: .infinity, count: 5)
         var controlMax = [Double](repeating: -.infinity, count: 5)
     }
@@ -143,6 +151,7 @@ public enum SVGPlot {
         window.step = min(window.step, span / Double(2 * columns))
         window.to = end
         let hasControls = !compiled.controls.isEmpty
+        let hd = compiled.profile.actuators == .hdRumble
         var cols = [Column](repeating: Column(), count: columns)
         try Offline.forEachSampleTime(compiled, window) { t in
             let s = compiled.frame(at: t)
@@ -160,6 +169,22 @@ public enum SVGPlot {
             cols[i].strongMax = max(cols[i].strongMax, strong)
             cols[i].weakMin = min(cols[i].weakMin, weak)
             cols[i].weakMax = max(cols[i].weakMax, weak)
+            if hd {
+                // What each actuator plays at the default locality (both alike): SwitchHDRumble's bands.
+                let a = SwitchHDRumble.actuator(intensity: s.intensity, sharpness: s.sharpness)
+                cols[i].lowMin = min(cols[i].lowMin, a.low.amplitude)
+                cols[i].lowMax = max(cols[i].lowMax, a.low.amplitude)
+                cols[i].highMin = min(cols[i].highMin, a.high.amplitude)
+                cols[i].highMax = max(cols[i].highMax, a.high.amplitude)
+                if SwitchHDRumble.level(a.low.amplitude) > 0 {
+                    cols[i].lowFrequencySum += a.low.frequency
+                    cols[i].lowFrequencyCount += 1
+                }
+                if SwitchHDRumble.level(a.high.amplitude) > 0 {
+                    cols[i].highFrequencySum += a.high.frequency
+                    cols[i].highFrequencyCount += 1
+                }
+            }
             if hasControls {
                 let c = compiled.controls.values(at: t)
                 for (k, id) in controlIDs.enumerated() {
@@ -195,7 +220,8 @@ public enum SVGPlot {
             case .events: ticks = [(0, "0"), (0.5, "0.5"), (1, "1")]
             case .controls: ticks = [(0, "−1"), (0.5, "0"), (1, "1")]
             case .signal: ticks = [(0, "0"), (0.5, "0.5"), (1, "1")]
-            case .motors: ticks = [(0, "0%"), (0.5, "50%"), (1, "100%")]
+            case .motors, .bands: ticks = [(0, "0%"), (0.5, "50%"), (1, "100%")]
+            case .frequency: ticks = [80.0, 160, 320, 640, 1280].map { (frequencyFraction($0), "\(Int($0)) Hz") }
             }
             for (frac, label) in ticks {
                 let y = p.maxY - p.height * frac
@@ -224,6 +250,14 @@ public enum SVGPlot {
                 labels += legend(lane.header, [(false, "#5b3fa8", "strong (low-frequency)"), (false, "#1a9e5c", "weak (high-frequency)")])
                 data += band(p, cols, color: "#5b3fa8") { ($0.strongMin, $0.strongMax) }
                 data += band(p, cols, color: "#1a9e5c") { ($0.weakMin, $0.weakMax) }
+            case .bands:
+                labels += legend(lane.header, [(false, "#5b3fa8", "low band"), (false, "#1a9e5c", "high band")])
+                data += band(p, cols, color: "#5b3fa8") { ($0.lowMin, $0.lowMax) }
+                data += band(p, cols, color: "#1a9e5c") { ($0.highMin, $0.highMax) }
+            case .frequency:
+                labels += legend(lane.header, [(false, "#5b3fa8", "low band (where it sounds)"), (false, "#1a9e5c", "high band")])
+                data += line(p, cols, color: "#5b3fa8") { $0.lowFrequencyCount > 0 ? frequencyFraction($0.lowFrequencySum / Double($0.lowFrequencyCount)) : nil }
+                data += line(p, cols, color: "#1a9e5c") { $0.highFrequencyCount > 0 ? frequencyFraction($0.highFrequencySum / Double($0.highFrequencyCount)) : nil }
             }
         }
 
@@ -260,6 +294,13 @@ public enum SVGPlot {
             </svg>
 
             """
+    }
+
+    /// Where a frequency sits on the frequency lane (0 bottom … 1 top, log2 scale).
+    public static func frequencyFraction(_ f: Double) -> Double {
+        let lo = Double.log2(frequencyRange.lowerBound), hi = Double.log2(frequencyRange.upperBound)
+        guard f.isFinite, f > 0 else { return 0 }
+        return min(max((Double.log2(f) - lo) / (hi - lo), 0), 1)
     }
 
     static func timeline(_ c: ControlTimelines, _ id: DynamicParameterID) -> ControlTimeline {

@@ -92,12 +92,12 @@ struct Validate: ParsableCommand {
 }
 
 struct ProfileOption: ParsableArguments {
-    @Option(help: "Device profile: \(DeviceProfile.builtIn.map(\.name).joined(separator: ", ")).")
+    @Option(help: "Device profile: \(DeviceProfile.allBuiltIn.map(\.name).joined(separator: ", ")).")
     var profile = DeviceProfile.generic.name
 
     func resolve() throws -> DeviceProfile {
         guard let p = DeviceProfile.named(profile) else {
-            throw ValidationError("unknown profile '\(profile)'; known: \(DeviceProfile.builtIn.map(\.name).joined(separator: ", "))")
+            throw ValidationError("unknown profile '\(profile)'; known: \(DeviceProfile.allBuiltIn.map(\.name).joined(separator: ", "))")
         }
         return p
     }

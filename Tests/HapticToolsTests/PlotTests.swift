@@ -142,6 +142,46 @@ import Testing
         }
     }
 
+    /// HD rumble (issue 24 §2): the plot shows each band's frequency as well as its amplitude, and a
+    /// sharpness sweep is seen as a frequency sweep.
+    @Test func hdRumbleShowsFrequencyAsWellAsAmplitude() throws {
+        let steps = [0.1, 0.5, 0.9]
+        let p = HapticPattern(elements: steps.enumerated().map { k, s in
+            .event(.continuous(at: Double(k) * 0.7, duration: 0.6, intensity: 0.8, sharpness: s))
+        })
+        let compiled = CompiledPattern(p, profile: .switchProUSBHD)
+        let options = SVGPlot.Options(title: "sweep", window: .init(from: 0, to: 2.1, step: 0.004))
+        let svg = try SVGPlot.render(compiled, options), layout = SVGPlot.layout(compiled, options)
+        #expect(layout.lanes.map(\.kind) == [.events, .signal, .bands, .frequency])
+        for text in ["80 Hz", "320 Hz", "1280 Hz", "low band", "high band"] { #expect(svg.contains(text), "\(text)") }
+        let data = try Self.png(Self.only(svg, ["data"]))
+        let lane = try #require(layout.lanes.first { $0.kind == .frequency }).plot
+        /// The topmost row of the lane in the colour at column x, antialiased over white (a pixel nearer
+        /// the colour than white, and than the other line's); nil: the colour is not there.
+        let colors = [(0x5b, 0x3f, 0xa8), (0x1a, 0x9e, 0x5c)]
+        func row(_ x: Int, _ r: Int, _ g: Int, _ b: Int) -> Int? {
+            func distance(_ c: (r: Int, g: Int, b: Int), _ t: (Int, Int, Int)) -> Int {
+                (c.r - t.0) * (c.r - t.0) + (c.g - t.1) * (c.g - t.1) + (c.b - t.2) * (c.b - t.2)
+            }
+            return (Int(lane.y)..<Int(lane.maxY)).first { y in
+                let c = data.rgb(x, y), d = distance(c, (r, g, b))
+                return d < distance(c, (255, 255, 255)) / 4 && colors.allSatisfy { $0 == (r, g, b) || d < distance(c, $0) }
+            }
+        }
+        var highRows: [Int] = [], lowRows: [Int] = []
+        for k in steps.indices {
+            let x = Int(layout.left + (Double(k) * 0.7 + 0.3) / 2.1 * layout.plotWidth)
+            highRows.append(try #require(row(x, 0x1a, 0x9e, 0x5c), "the high band's line over event \(k)"))
+            lowRows.append(try #require(row(x, 0x5b, 0x3f, 0xa8), "the low band's line over event \(k)"))
+        }
+        #expect(highRows[0] > highRows[1] && highRows[1] > highRows[2], "sharper is higher: \(highRows)")
+        #expect(lowRows[0] > lowRows[1] && lowRows[1] > lowRows[2], "\(lowRows)")
+        #expect(zip(lowRows, highRows).allSatisfy { $0 > $1 }, "the high band an octave above the low one")
+        // Where it sits: S = 0.5 is 160 Hz and 320 Hz (docs/rendering.md §13).
+        let expected320 = lane.maxY - SVGPlot.frequencyFraction(320) * (lane.height - 1)
+        #expect(abs(Double(highRows[1]) - expected320) <= 2)
+    }
+
     @Test func denseTransientsAreTicksNotABlock() throws {
         let (svg, layout) = try Self.render(Self.dense)
         let data = try Self.png(Self.only(svg, ["data"]))
