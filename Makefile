@@ -44,7 +44,7 @@ SOAK_TIME ?= 600
 # The Debian packages each target builds with (debian/control's Build-Depends), installed when missing
 # (scripts/deps.sh: idempotent, apt-get through sudo when not root), so that a fresh Debian needs no
 # step by hand.
-BUILD_DEPS = libevdev-dev pkg-config
+BUILD_DEPS = libevdev-dev libasound2-dev pkg-config
 LIB_DEPS = gcc libc6-dev make pkg-config libjansson-dev
 DEB_DEPS = dpkg-dev debhelper $(BUILD_DEPS) $(LIB_DEPS)
 deps-build:

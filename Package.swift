@@ -56,6 +56,10 @@ let package = Package(
         // The second device backend: a pad's own rumble reports on its hidraw node (Switch HD rumble,
         // Xbox trigger motors), beside the kernel driver that stays bound.
         .target(name: "Hidraw", dependencies: ["HapticCore", .product(name: "SystemPackage", package: "swift-system")]),
+        // ALSA, for the DualSense's USB audio stream (its voice coils are channels 3 and 4): the library
+        // and a thin playback stream over it.
+        .systemLibrary(name: "CAlsa", path: "Sources/CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(name: "Alsa", dependencies: ["CAlsa"]),
         // Bounded, EINTR-safe reads (files, pipes, sockets, inotify) through swift-system's FileDescriptor.
         .target(name: "BoundedIO", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "HapticProtocol", dependencies: ["HapticCore"]),
@@ -127,6 +131,7 @@ let package = Package(
         ),
         .testTarget(name: "HapticToolsTests", dependencies: ["HapticCore", "HapticTools"]),
         .testTarget(name: "EvdevTests", dependencies: ["Evdev", "HapticCore"]),
+        .testTarget(name: "AlsaTests", dependencies: ["Alsa"]),
         .testTarget(name: "HidrawTests", dependencies: ["Hidraw", "HapticCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "BoundedIOTests",

@@ -4,7 +4,7 @@
 # Usage: scripts/demo.sh [PATTERN...]   (default: heartbeat success sos)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh libevdev-dev pkg-config
+scripts/deps.sh libevdev-dev libasound2-dev pkg-config
 
 echo "== building (first time: a few minutes)"
 swift build --product hapticd 2>&1 | tail -1

@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#targets[@]} -gt 0 ] || targets=(json ahap request daemon config)
 
-scripts/deps.sh libevdev-dev pkg-config
+scripts/deps.sh libevdev-dev libasound2-dev pkg-config
 
 # Coverage (libFuzzer's inline counters) and AddressSanitizer in every Swift module and in toml++.
 # `--sanitize` alone is not enough: given twice, swiftc keeps only the last `-sanitize=` (no coverage),

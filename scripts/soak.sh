@@ -10,6 +10,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh python3
-scripts/deps.sh make libevdev-dev pkg-config
+scripts/deps.sh make libevdev-dev libasound2-dev pkg-config
 make build   # the binaries as installed (static Swift runtime), shared with make install and make deb
 exec python3 scripts/soak.py --hapticd "$(swift build -c release --show-bin-path)/hapticd" "$@"

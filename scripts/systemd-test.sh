@@ -7,7 +7,7 @@
 # scripts/systemd-vm-test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh systemd make dpkg-dev debhelper lintian pkg-config libevdev-dev libjansson-dev gcc libc6-dev
+scripts/deps.sh systemd make dpkg-dev debhelper lintian pkg-config libevdev-dev libasound2-dev libjansson-dev gcc libc6-dev
 T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/HapticDaemon/DaemonCore.swift)

@@ -30,7 +30,7 @@ tree=${2:-}
 libdeb=${3:-}
 playfile=${4:-}
 if [ -z "$deb" ]; then
-    scripts/deps.sh dpkg-dev debhelper make pkg-config libevdev-dev libjansson-dev
+    scripts/deps.sh dpkg-dev debhelper make pkg-config libevdev-dev libasound2-dev libjansson-dev
     make deb > "$work/deb.log" 2>&1 || { tail -20 "$work/deb.log"; vm_fail "make deb (log: $work/deb.log)"; }
     deb=$(ls -t dist/hapticd_*.deb | head -1)
     libdeb=$(ls -t dist/libhapticd1_*.deb | head -1)

@@ -4,7 +4,7 @@
 # tests in a qemu VM. Installs what it needs from Debian first. Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh librsvg2-bin libevdev-dev pkg-config systemd make socat mono-mcs mono-runtime binutils
+scripts/deps.sh librsvg2-bin libevdev-dev libasound2-dev pkg-config systemd make socat mono-mcs mono-runtime binutils
 
 swift build            # every product: the end-to-end tests run the real hapticd
 swift build --build-tests
@@ -27,7 +27,7 @@ scripts/soak.sh --duration 30 --p99-limit 50
 # emulated CPU and the fuzzers one process at a time, so on two cores the booted-system test adds
 # only what it outlasts them by (docs/packaging.md). Their Debian packages are installed first, so
 # that the two never run apt at once.
-scripts/deps.sh systemd make dpkg-dev debhelper lintian pkg-config libevdev-dev libjansson-dev gcc libc6-dev \
+scripts/deps.sh systemd make dpkg-dev debhelper lintian pkg-config libevdev-dev libasound2-dev libjansson-dev gcc libc6-dev \
   qemu-system-x86 busybox-static debootstrap e2fsprogs kmod
 mkdir -p .build
 start=$(date +%s)

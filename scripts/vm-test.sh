@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 fail() { echo "vm-test: FAILED: $*" >&2; exit 1; }
 
-scripts/deps.sh qemu-system-x86 busybox-static libevdev-dev gcc libc6-dev pkg-config kmod
+scripts/deps.sh qemu-system-x86 busybox-static libevdev-dev libasound2-dev gcc libc6-dev pkg-config kmod
 
 # 1. The kernel: the package linux-image-amd64 depends on, unpacked, not installed (shared with
 # scripts/systemd-vm-test.sh).
