@@ -423,6 +423,9 @@ public final class HapticEngine {
         for p in order where !p.controls.isEmpty { p.controls.prune(through: now) }
     }
 
+    /// The players in the order they were made (for renderers of the whole engine: waveforms).
+    var playersInOrder: [PlayerState] { order }
+
     /// Advances to `t` (no later than the clock's time), as `update()` does to now: due commands take
     /// effect and players that ran out end, each at its own time. For looking at the output at a
     /// breakpoint the loop slept through (`PadPipeline.tick()`), before it renders now.
