@@ -164,7 +164,37 @@ static size_t dualsense_get_report(struct pad *p, uint8_t rnum, uint8_t *out) {
 // common part starts at 1 (USB) or 3 (BT): valid_flag0, valid_flag1, motor_right (weak),
 // motor_left (strong), …, valid_flag2 at +38. Motor values are valid when the compatible-vibration
 // bit is set: valid_flag0 bit 0 (firmware < 2.21) or valid_flag2 bit 2 (newer, and the Edge).
+// Bluetooth output 0x32 (142 bytes, CRC-signed with seed 0xA2): the voice-coil haptics — sub-packets
+// after the id and the sequence byte, each `id | 0x80` and a length; 0x12 carries 32 stereo frames of
+// signed 8-bit samples at 3 kHz. Logged whole (`HAPTICS seq=N crc=ok samples=<64 bytes hex, L R L R…>`)
+// so a test can rebuild the waveform the pad would play.
+static void dualsense_haptics(const uint8_t *d, size_t len, const char *via) {
+    if (len != 142) {
+        logline("HAPTICS via=%s len=%zu bad-length", via, len);
+        return;
+    }
+    uint32_t want = ps_crc32(0xA2, d, len - 4);
+    uint32_t got = d[len - 4] | d[len - 3] << 8 | d[len - 2] << 16 | (uint32_t)d[len - 1] << 24;
+    size_t i = 2;
+    while (i + 1 < len - 4) {
+        uint8_t id = d[i] & 0x3F, n = d[i + 1];
+        if (!(d[i] & 0x80) || i + 2 + n > len - 4) break;
+        if (id == 0x12) {
+            char hex[2 * 256 + 1];
+            for (size_t k = 0; k < n; k++) snprintf(hex + 2 * k, 3, "%02x", d[i + 2 + k]);
+            logline("HAPTICS via=%s seq=%u crc=%s frames=%u samples=%s", via, d[1] >> 4, want == got ? "ok" : "bad", n / 2, hex);
+            return;
+        }
+        i += 2 + n;
+    }
+    logline("HAPTICS via=%s seq=%u crc=%s no-samples", via, d[1] >> 4, want == got ? "ok" : "bad");
+}
+
 static void dualsense_output(struct pad *p, const uint8_t *d, size_t len, const char *via) {
+    if (d[0] == 0x32) {
+        dualsense_haptics(d, len, via);
+        return;
+    }
     size_t c = d[0] == 0x31 ? 3 : 1;
     if ((d[0] != 0x02 && d[0] != 0x31) || len < c + 39) {
         logline("OUTPUT id=0x%02x len=%zu unknown", d[0], len);
