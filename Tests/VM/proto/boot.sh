@@ -21,10 +21,10 @@ add_module() {
     deps=$(modinfo -F depends "$f"); for d in ${deps//,/ }; do add_module "$d"; done
     cp "$f" "$work/root/lib/modules/$m.ko"; order+=("$m${*:+ $*}")
 }
-while read -r line; do line=${line%%#*}; [ -n "${line//[[:space:]]/}" ] && add_module $line; done < Tests/VM/proto/uac-modules.txt
+while read -r line; do line=${line%%#*}; [ -n "${line//[[:space:]]/}" ] && add_module $line; done < Tests/VM/proto/${PROTO_MODULES:-uac-modules.txt}
 printf '%s\n' "${order[@]}" > "$work/root/lib/modules/order"; cat "$work/root/lib/modules/order" | tr '\n' ' '; echo
 cp Tests/VM/init.sh "$work/root/init"; chmod +x "$work/root/init"
-cp Tests/VM/proto/50-usbaudio.sh "$work/root/scenarios/"
+cp Tests/VM/proto/${PROTO_SCENARIO:-50-usbaudio.sh} "$work/root/scenarios/"
 ( cd "$work/root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null ) > "$work/initrd.cpio"
 start=$(date +%s)
 timeout 600 qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
