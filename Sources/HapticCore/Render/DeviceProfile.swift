@@ -245,10 +245,11 @@ extension DeviceProfile {
         matches: [0x02E0, 0x02FD, 0x0B05, 0x0B13, 0x0B20, 0x0B22].map {
             .init(bus: busBluetooth, vendor: 0x045E, product: $0)
         },
-        // hid-microsoft: ff-memless, 0…100 rounded down. The driver drains a report per jiffy; the
-        // firmware is what limits (about 100 updates/s, 20–50 ms gaps on older firmware: xpadneo).
-        // One report per value (in place: a play would send two).
-        minimumUpdateInterval: 0.020, quantization: .percent, updateMethod: .inPlace, settles: true,
+        // hid-microsoft: ff-memless, 0…100 rounded down. The driver takes a value every 4 ms without
+        // loss (VM); the firmware is what limits: about 100 reports/s (xpadneo throttles to one per
+        // 10 ms, newer versions to one per 50 ms, "to work around firmware crashes"). So one report
+        // per value (in place: a play would send two) and 10 ms: at most 100 reports/s.
+        minimumUpdateInterval: 0.010, quantization: .percent, updateMethod: .inPlace, settles: true,
         transientPulse: .init(sharp: 0.040, dull: 0.090, minimum: 0.040), strongFloor: 0.06, weakFloor: 0.06)
 
     /// hid-sony on Linux ≤ 6.1 (hid-playstation from 6.2): 8-bit motors, every report carries them.
