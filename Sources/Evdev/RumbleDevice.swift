@@ -120,7 +120,10 @@ public final class RumbleDevice {
 
     /// Sends the current magnitudes again (pads that stop on their own; the settling re-send): an
     /// in-place upload of the same values, which ff-memless turns into one report (a new play would
-    /// send two).
+    /// send two) — and with `updateMethod` `.play` a play after it, so that the effect is playing
+    /// again at once: after an in-place upload it is "started but not playing" until ff-memless's
+    /// next jiffy, and a stop in that window is lost (docs/devices.md); played profiles do not settle,
+    /// so nothing would repair it.
     ///
     /// Zero (the settling re-send after a stop): where zero was uploaded (`keepsEffectPlaying`), it is
     /// uploaded again. Otherwise the effect was stopped, and ff-memless drops a stop that comes while
@@ -142,7 +145,7 @@ public final class RumbleDevice {
         }
         guard let id = effectID else { return }
         try upload(current)
-        if !isPlaying {
+        if !isPlaying || updateMethod == .play {
             try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
             isPlaying = true
         }

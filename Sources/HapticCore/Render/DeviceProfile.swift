@@ -157,7 +157,9 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     /// Send the last value of a burst once more, one interval after it was written. The kernel's
     /// ff-memless (behind every driver here) can lose an in-place update: its timer may run before
     /// ff-core has stored the new effect, send the old values, and not run again. The re-send reaches
-    /// the pad with the stored, new values. docs/devices.md.
+    /// the pad with the stored, new values. Only for `updateMethod` `.inPlace`: a played value is sent
+    /// from the stored effect at once and cannot be lost that way, and the re-send takes a write slot
+    /// (a 60 fps game's next value waited for it: 5–7 ms in the VM). docs/devices.md.
     public var settles: Bool
     public var transientPulse: TransientPulse
     /// Lowest magnitude (0…1) at which each motor still spins; non-zero output is lifted above it.
@@ -237,7 +239,7 @@ extension DeviceProfile {
         },
         // xpad sends `magnitude >> 9` in the GIP packet; the 4 ms endpoint plus a jiffy: 8 ms. Played:
         // the play's two reports fit the 4 ms bus at 8 ms (VM: 0.4–0.6 ms to the pad, in place 0.8–3).
-        minimumUpdateInterval: 0.008, quantization: .bits7, settles: true,
+        minimumUpdateInterval: 0.008, quantization: .bits7,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.06, weakFloor: 0.06)
 
     public static let xboxBluetooth = DeviceProfile(
@@ -257,41 +259,41 @@ extension DeviceProfile {
     public static let dualShock4 = DeviceProfile(
         name: "dualshock4", displayName: "DualShock 4 over USB (hid-sony / hid-playstation)",
         matches: [0x05C4, 0x09CC, 0x0BA0].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.008, quantization: .bits8, refreshInterval: 2.0, settles: true)
+        minimumUpdateInterval: 0.008, quantization: .bits8, refreshInterval: 2.0)
 
     public static let dualShock4Bluetooth = DeviceProfile(
         name: "dualshock4-bluetooth", displayName: "DualShock 4 over Bluetooth (hid-sony / hid-playstation)",
         matches: [0x05C4, 0x09CC].map { .init(bus: busBluetooth, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.010, quantization: .bits8, refreshInterval: 2.0, settles: true)
+        minimumUpdateInterval: 0.010, quantization: .bits8, refreshInterval: 2.0)
 
     /// hid-sony: the strong motor 8-bit, the weak one on or off (`magnitude / 256` non-zero), sent as
     /// a SET_REPORT on the control endpoint.
     public static let dualShock3 = DeviceProfile(
         name: "dualshock3", displayName: "DualShock 3 over USB (hid-sony)",
         matches: [.init(bus: busUSB, vendor: 0x054C, product: 0x0268)],
-        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOffBits8, settles: true)
+        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOffBits8)
 
     public static let dualShock3Bluetooth = DeviceProfile(
         name: "dualshock3-bluetooth", displayName: "DualShock 3 over Bluetooth (hid-sony)",
         matches: [.init(bus: busBluetooth, vendor: 0x054C, product: 0x0268)],
-        minimumUpdateInterval: 0.010, quantization: .bits8, weakQuantization: .onOffBits8, settles: true)
+        minimumUpdateInterval: 0.010, quantization: .bits8, weakQuantization: .onOffBits8)
 
     public static let dualSense = DeviceProfile(
         name: "dualsense", displayName: "DualSense / DualSense Edge over USB (hid-playstation)",
         matches: [0x0CE6, 0x0DF2].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.008, quantization: .bits8, settles: true)
+        minimumUpdateInterval: 0.008, quantization: .bits8)
 
     public static let dualSenseBluetooth = DeviceProfile(
         name: "dualsense-bluetooth", displayName: "DualSense / DualSense Edge over Bluetooth (hid-playstation)",
         matches: [0x0CE6, 0x0DF2].map { .init(bus: busBluetooth, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.010, quantization: .bits8, settles: true)
+        minimumUpdateInterval: 0.010, quantization: .bits8)
 
     /// hid-bigbenff: the strong motor 8-bit, the weak one on for any non-zero magnitude; a SET_REPORT
     /// only when the pair changed.
     public static let bigben = DeviceProfile(
         name: "bigben", displayName: "BigBen Interactive PS3-style pad (hid-bigbenff)",
         matches: [.init(bus: busUSB, vendor: 0x146B, product: 0x0902)],
-        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOff, settles: true)
+        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOff)
 
     /// hid-nintendo (docs/devices.md): at least 25 ms between rumble packets, gated on the pad's input
     /// reports, an 8-slot ring that sends the previous value first, and periodic resends that stop

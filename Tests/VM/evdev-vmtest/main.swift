@@ -91,10 +91,25 @@ do {
 do {
     let device = try RumbleDevice(path: pad.path)
     check(!device.keepsEffectPlaying, "a pad whose profile does not ask for it stops on zero")
+    // The fake pad has an Xbox One pad's ids: xbox-one-usb, whose values are played (issue 26 §2):
+    // every value an upload and a play, a refresh too (no settling re-send repairs a lost stop there).
+    check(device.updateMethod == .play, "the xbox-one-usb profile's values are played")
     var start = log.read().count
     try device.set(MotorMagnitudes(strong: 7000, weak: 8000))
+    try device.set(MotorMagnitudes(strong: 7100, weak: 8100))
     try device.refresh()
-    var entries = log.wait(from: start, count: 3)
+    var entries = log.wait(from: start, count: 6)
+    check(entries.map(\.event) == ["UPLOAD", "PLAY", "UPLOAD", "PLAY", "UPLOAD", "PLAY"] && entries[2].fields["strong"] == "7100"
+            && entries[4].fields["strong"] == "7100" && entries.filter { $0.event == "PLAY" }.allSatisfy { $0.fields["value"] == "1" },
+          "updateMethod play: every value, and a refresh, is an upload and a play", "\(entries)")
+    try device.set(.zero)
+    _ = log.wait(from: start, count: 7)  // the stop has reached the pad before the next part counts
+    // In place (the Xbox 360, Xbox over Bluetooth and Switch profiles): the playing effect is updated.
+    device.updateMethod = .inPlace
+    start = log.read().count
+    try device.set(MotorMagnitudes(strong: 7000, weak: 8000))
+    try device.refresh()
+    entries = log.wait(from: start, count: 3)
     check(entries.map(\.event) == ["UPLOAD", "PLAY", "UPLOAD"] && entries[2].fields["strong"] == "7000" && entries[2].fields["weak"] == "8000",
           "refresh uploads the current values again, in place, without a new play", "\(entries)")
     // Zero re-sent after a stop (ff-memless can drop a stop): zeros uploaded and played; the next value
