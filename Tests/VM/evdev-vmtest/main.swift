@@ -38,7 +38,7 @@ do {
     var start = log.read().count
     let sent = (1...10).map { MotorMagnitudes(strong: UInt16($0 * 6000), weak: UInt16(65535 - $0 * 5000)) }
     for m in sent { try device.set(m) }
-    var entries = log.wait(from: start, count: 11)
+    var entries = log.wait(from: start, count: device.updateMethod == .play ? 20 : 11)
     let uploads = entries.filter { $0.event == "UPLOAD" }
     check(uploads.count == 10, "ten updates are ten uploads", "\(entries)")
     check(Set(uploads.map { $0.fields["id"]! }).count == 1 && uploads.first?.fields["id"] == String(device.effectID!),
@@ -47,7 +47,11 @@ do {
     check(uploads.map { MotorMagnitudes(strong: UInt16($0.fields["strong"]!)!, weak: UInt16($0.fields["weak"]!)!) } == sent,
           "magnitudes arrive exactly as sent, in order")
     check(uploads.allSatisfy { $0.fields["length"] == "0" }, "the effect plays until stopped (replay.length 0)")
-    check(entries.filter { $0.event == "PLAY" }.map { $0.fields["value"]! } == ["1"], "the effect is started once, not per update", "\(entries)")
+    // How each update reaches the driver is the profile's `updateMethod` (issue 26 §2): xbox-one-usb's
+    // values are played (ff-memless sends a play at once), an in-place profile's only started once.
+    let plays = entries.filter { $0.event == "PLAY" }.map { $0.fields["value"]! }
+    check(device.updateMethod == .play ? plays == Array(repeating: "1", count: 10) : plays == ["1"],
+          "the effect is played with every update (updateMethod play), never re-created", "\(entries)")
     check(motorRunning(entries), "the motor is running")
 
     // 3. Gain.
