@@ -133,22 +133,27 @@ public final class RumbleDevice {
     /// the next `set`, which updates it in place and — from rest — plays it again.
     public func refresh() throws(DeviceError) {
         try requireOpen(.play)
-        if current.isZero {
-            if keepsEffectPlaying && isPlaying {
-                try upload(.zero)
-            } else if !isPlaying, let id = effectID {
-                try upload(.zero)
-                try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
+        guard effectID != nil else { return }
+        for step in Self.refreshSteps(current: current, isPlaying: isPlaying, method: updateMethod, keepsEffectPlaying: keepsEffectPlaying) {
+            switch step {
+            case .upload(let v): try upload(v)
+            case .stop: try stop()
+            case .play:
+                try writeEvent(code: UInt16(bitPattern: effectID!), value: 1, operation: .play)
                 isPlaying = true
             }
-            return
         }
-        guard let id = effectID else { return }
-        try upload(current)
-        if !isPlaying || updateMethod == .play {
-            try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
-            isPlaying = true
+    }
+
+    /// What `refresh()` does with an uploaded effect, given the device's state (the decision as data).
+    public static func refreshSteps(
+        current: MotorMagnitudes, isPlaying: Bool, method: DeviceProfile.UpdateMethod, keepsEffectPlaying: Bool
+    ) -> [Step] {
+        if current.isZero {
+            if keepsEffectPlaying && isPlaying { return [.upload(.zero)] }
+            return isPlaying ? [] : [.upload(.zero), .play]
         }
+        return !isPlaying || method == .play ? [.upload(current), .play] : [.upload(current)]
     }
 
     /// The pad's global force-feedback gain, 0…0xFFFF, where it advertises `FF_GAIN`.

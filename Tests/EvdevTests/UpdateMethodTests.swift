@@ -40,11 +40,29 @@ import Testing
         #expect(steps(a, from: .zero, playing: false, p.updateMethod, keeps: true) == [.upload(a), .play], "the first value starts it")
     }
 
+    @Test func aRefreshOfAPlayedProfileLeavesTheEffectPlaying() {
+        func refresh(_ current: MotorMagnitudes, playing: Bool, _ method: DeviceProfile.UpdateMethod, keeps: Bool = false) -> [RumbleDevice.Step] {
+            RumbleDevice.refreshSteps(current: current, isPlaying: playing, method: method, keepsEffectPlaying: keeps)
+        }
+        // Played profiles do not settle: after an in-place upload alone the effect would be "started
+        // but not playing" until ff-memless's next jiffy, and a stop then is lost with nothing to repair it.
+        #expect(refresh(a, playing: true, .play) == [.upload(a), .play])
+        // In place: one report, the same values (a play would send two); the settling re-send is there.
+        #expect(refresh(a, playing: true, .inPlace) == [.upload(a)])
+        #expect(refresh(a, playing: false, .inPlace) == [.upload(a), .play])
+        // Zero after a stop (the settling re-send): zeros uploaded and played; nothing while playing zeros.
+        #expect(refresh(.zero, playing: false, .inPlace) == [.upload(.zero), .play])
+        #expect(refresh(.zero, playing: true, .inPlace) == [])
+        #expect(refresh(.zero, playing: true, .inPlace, keeps: true) == [.upload(.zero)], "hid-nintendo: zeros uploaded again")
+    }
+
     @Test func theProfilesChooseAsMeasured() {
         // docs/devices.md, "The profiles": the VM's METHOD table per driver.
         let inPlace = DeviceProfile.builtIn.filter { $0.updateMethod == .inPlace }.map(\.name)
         #expect(inPlace == ["xbox360", "xbox-bluetooth", "switch-pro-usb", "switch-pro-bluetooth"])
         #expect(DeviceProfile.generic.updateMethod == .play, "an unknown pad is driven as SDL drives it")
+        // Settling repairs a lost in-place update; a played value cannot be lost that way.
+        #expect(DeviceProfile.builtIn.filter(\.settles).map(\.name) == inPlace)
         // The device layer takes the method of the profile that matches the pad.
         let ds = DeviceInfo(path: "/dev/input/event9", name: "DualSense", bus: 0x03, vendor: 0x054C, product: 0x0CE6, version: 1,
                             effectSlots: 16, hasRumble: true, supportsGain: true)
