@@ -31,7 +31,9 @@ public final class RumbleDevice {
             guard info.hasRumble else { throw DeviceError(kind: .notRumble, operation: .open, path: path) }
             self.info = info
             self.fd = fd
-            keepsEffectPlaying = info.profile().keepsEffectPlaying
+            let profile = info.profile()
+            keepsEffectPlaying = profile.keepsEffectPlaying
+            updateMethod = profile.updateMethod
         } catch {
             _ = Glibc.close(fd)
             throw error
@@ -42,33 +44,58 @@ public final class RumbleDevice {
 
     public var isOpen: Bool { fd >= 0 }
 
-    /// Sets both motors. Non-zero: upload the effect (in place after the first time) and start it if it
-    /// was stopped — or if the motors were at rest (the effect playing the zeros of a settling re-send),
-    /// but not with `keepsEffectPlaying`. Zero: stop the effect (or, with `keepsEffectPlaying`, upload
-    /// zero magnitudes to it).
+    /// How each non-zero value reaches the driver (`DeviceProfile.updateMethod`): `.play` uploads and
+    /// plays it (ff-memless sends a play at once, and again on its next jiffy), `.inPlace` uploads it
+    /// into the playing effect (one report, on ff-memless's next jiffy). Set from the built-in profile
+    /// that matches the pad, like `keepsEffectPlaying`.
+    public var updateMethod: DeviceProfile.UpdateMethod
+
+    /// One system call of `set`: an upload of the effect, a play or a stop.
+    public enum Step: Equatable, Sendable {
+        case upload(MotorMagnitudes)
+        case play
+        case stop
+    }
+
+    /// What `set(m)` does, given the device's state: the decision as data (unit-tested without a pad).
     ///
-    /// Why a play from rest: ff-memless sends a play at once, but defers an in-place update of a playing
-    /// effect to its timer (the next jiffy; under load, later), and a stop that comes before that timer
-    /// only clears the effect: nothing is sent, and the update is lost. A short pulse — a value, then
-    /// its stop one pacing interval later — then never reached the pad (seen in the VM, issue 26: a
-    /// 10 ms pulse on the BigBen pad, written by hapticd, never reported). The play costs one more report
-    /// per onset (ff-memless sends a play again on its next tick); on hid-nintendo a play costs its 25 ms
-    /// link two ring slots, which its profile cannot afford, so there the update stays in place.
+    /// Non-zero: upload the effect (in place after the first time), then play it
+    /// - always with `.play` — ff-memless sends a play at once, where it would defer an in-place
+    ///   update to its next jiffy;
+    /// - with `.inPlace`, when it was stopped, or when the motors were at rest (the effect playing the
+    ///   zeros of a settling re-send) — but not with `keepsEffectPlaying`.
+    /// Zero: stop the effect (with `keepsEffectPlaying`, upload zero magnitudes to it).
+    ///
+    /// Why `.inPlace` still plays from rest: ff-memless defers an in-place update of a playing effect
+    /// to its timer (the next jiffy; under load, later), and a stop that comes before that timer only
+    /// clears the effect: nothing is sent, and the update is lost. A short pulse — a value, then its
+    /// stop one pacing interval later — then never reached the pad (seen in the VM, issue 26: a 10 ms
+    /// pulse on the BigBen pad, written by hapticd, never reported). On hid-nintendo a play costs its
+    /// 25 ms link two more ring slots, which its profile cannot afford, so there the update stays in
+    /// place.
+    public static func steps(
+        for m: MotorMagnitudes, current: MotorMagnitudes, isPlaying: Bool,
+        method: DeviceProfile.UpdateMethod, keepsEffectPlaying: Bool
+    ) -> [Step] {
+        if m.isZero { return keepsEffectPlaying && isPlaying ? [.upload(.zero)] : [.stop] }
+        let play = switch method {
+        case .play: true
+        case .inPlace: !isPlaying || (current.isZero && !keepsEffectPlaying)
+        }
+        return play ? [.upload(m), .play] : [.upload(m)]
+    }
+
+    /// Sets both motors: `steps(for:…)`, done.
     public func set(_ m: MotorMagnitudes) throws(DeviceError) {
         try requireOpen(.upload)
-        if m.isZero {
-            if keepsEffectPlaying && isPlaying {
-                try upload(.zero)
-                return
+        for step in Self.steps(for: m, current: current, isPlaying: isPlaying, method: updateMethod, keepsEffectPlaying: keepsEffectPlaying) {
+            switch step {
+            case .upload(let v): try upload(v)
+            case .stop: try stop()
+            case .play:
+                try writeEvent(code: UInt16(bitPattern: effectID!), value: 1, operation: .play)
+                isPlaying = true
             }
-            try stop()
-            return
-        }
-        let fromRest = current.isZero
-        try upload(m)
-        if !isPlaying || (fromRest && !keepsEffectPlaying) {
-            try writeEvent(code: UInt16(bitPattern: effectID!), value: 1, operation: .play)
-            isPlaying = true
         }
     }
 
@@ -93,7 +120,10 @@ public final class RumbleDevice {
 
     /// Sends the current magnitudes again (pads that stop on their own; the settling re-send): an
     /// in-place upload of the same values, which ff-memless turns into one report (a new play would
-    /// send two).
+    /// send two) — and with `updateMethod` `.play` a play after it, so that the effect is playing
+    /// again at once: after an in-place upload it is "started but not playing" until ff-memless's
+    /// next jiffy, and a stop in that window is lost (docs/devices.md); played profiles do not settle,
+    /// so nothing would repair it.
     ///
     /// Zero (the settling re-send after a stop): where zero was uploaded (`keepsEffectPlaying`), it is
     /// uploaded again. Otherwise the effect was stopped, and ff-memless drops a stop that comes while
@@ -103,22 +133,27 @@ public final class RumbleDevice {
     /// the next `set`, which updates it in place and — from rest — plays it again.
     public func refresh() throws(DeviceError) {
         try requireOpen(.play)
-        if current.isZero {
-            if keepsEffectPlaying && isPlaying {
-                try upload(.zero)
-            } else if !isPlaying, let id = effectID {
-                try upload(.zero)
-                try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
+        guard effectID != nil else { return }
+        for step in Self.refreshSteps(current: current, isPlaying: isPlaying, method: updateMethod, keepsEffectPlaying: keepsEffectPlaying) {
+            switch step {
+            case .upload(let v): try upload(v)
+            case .stop: try stop()
+            case .play:
+                try writeEvent(code: UInt16(bitPattern: effectID!), value: 1, operation: .play)
                 isPlaying = true
             }
-            return
         }
-        guard let id = effectID else { return }
-        try upload(current)
-        if !isPlaying {
-            try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
-            isPlaying = true
+    }
+
+    /// What `refresh()` does with an uploaded effect, given the device's state (the decision as data).
+    public static func refreshSteps(
+        current: MotorMagnitudes, isPlaying: Bool, method: DeviceProfile.UpdateMethod, keepsEffectPlaying: Bool
+    ) -> [Step] {
+        if current.isZero {
+            if keepsEffectPlaying && isPlaying { return [.upload(.zero)] }
+            return isPlaying ? [] : [.upload(.zero), .play]
         }
+        return !isPlaying || method == .play ? [.upload(current), .play] : [.upload(current)]
     }
 
     /// The pad's global force-feedback gain, 0…0xFFFF, where it advertises `FF_GAIN`.

@@ -155,7 +155,9 @@ let slowPad: DeviceProfile = {
     /// ff-memless can lose an in-place update (its timer may send the old values); a settling profile
     /// sends the last value of a burst once more, one interval after it was written — zero included.
     @Test func theLastValueOfABurstIsSentOnceMore() {
-        var pacer = Pacer(profile: .dualSense)  // 8 ms, settles
+        var settling = DeviceProfile.dualSense  // 8 ms; its values are played, so it no longer settles
+        settling.settles = true
+        var pacer = Pacer(profile: settling)
         #expect(pacer.offer(a, at: 0) == .set(pacer.quantized(a)))
         #expect(pacer.nextDeadline == 0.008)
         #expect(pacer.offer(a, at: 0.004) == nil)

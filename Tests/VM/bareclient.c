@@ -8,7 +8,12 @@
 //   <sec.usec> CMD strong=<n> weak=<n>
 //   <sec.usec> DONE
 //
-// Usage: bareclient --dev /dev/input/eventN --log FILE MODE ...
+// --method play (the default, SDL's way) or update: update plays only a value that starts from rest and
+// otherwise updates the playing effect in place (EVIOCSFF alone), and stops it for 0/0 — what hapticd
+// does on a pad whose profile says `inPlace`. --length MS sets replay.length (default 65535, SDL's;
+// hapticd uploads 0, "until stopped"). The method table of 40-drivers/40-xpad compares the two ways.
+//
+// Usage: bareclient --dev /dev/input/eventN --log FILE [--method play|update] [--length MS] MODE ...
 //   clicks COUNT STRONG WEAK    COUNT times: STRONG/WEAK, 60 ms later 0/0, then 140 ms of rest
 //   ramp PERIOD_MS DURATION_MS  a command every PERIOD_MS (absolute deadlines) for DURATION_MS, the
 //                               strong and weak magnitudes rising from 20 % to 90 % of full scale,
@@ -41,23 +46,41 @@ static void logline(const char *fmt, ...) {
 
 static int fd = -1;
 static struct ff_effect effect = {.type = FF_RUMBLE, .id = -1};
+static int update_in_place = 0;  // --method update
+static int playing = 0;
+static unsigned length_ms = 0xFFFF;
+
+static int ff_write(int value) {
+    struct input_event ev = {.type = EV_FF, .code = (unsigned short)effect.id, .value = value};
+    return write(fd, &ev, sizeof ev) == (ssize_t)sizeof ev ? 0 : -1;
+}
 
 // SDL: effect.replay.length = SDL_MAX_RUMBLE_DURATION_MS (0xFFFF); EVIOCSFF; then play, value 1.
 static int command(unsigned strong, unsigned weak) {
     effect.u.rumble.strong_magnitude = (unsigned short)strong;
     effect.u.rumble.weak_magnitude = (unsigned short)weak;
-    effect.replay.length = 0xFFFF;
+    effect.replay.length = (unsigned short)length_ms;
     effect.replay.delay = 0;
     logline("CMD strong=%u weak=%u", strong, weak);
+    if (update_in_place && strong == 0 && weak == 0) {
+        // update: zero is a stop (the effect keeps its last magnitudes, uploaded again on the next value)
+        if (playing && ff_write(0) < 0) {
+            logline("ERROR stop errno=%d", errno);
+            return -1;
+        }
+        playing = 0;
+        return 0;
+    }
     if (ioctl(fd, EVIOCSFF, &effect) < 0) {
         logline("ERROR upload errno=%d", errno);
         return -1;
     }
-    struct input_event play = {.type = EV_FF, .code = (unsigned short)effect.id, .value = 1};
-    if (write(fd, &play, sizeof play) != (ssize_t)sizeof play) {
+    if (update_in_place && playing) return 0;
+    if (ff_write(1) < 0) {
         logline("ERROR play errno=%d", errno);
         return -1;
     }
+    playing = 1;
     return 0;
 }
 
@@ -84,6 +107,8 @@ int main(int argc, char **argv) {
     for (; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--dev")) dev = argv[i + 1];
         else if (!strcmp(argv[i], "--log")) path = argv[i + 1];
+        else if (!strcmp(argv[i], "--method")) update_in_place = !strcmp(argv[i + 1], "update");
+        else if (!strcmp(argv[i], "--length")) length_ms = (unsigned)atol(argv[i + 1]);
         else break;
     }
     if (!dev || !path || i >= argc) {

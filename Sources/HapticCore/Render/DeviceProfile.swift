@@ -108,6 +108,20 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         665, 679, 694, 709, 725, 741, 757, 773, 790, 808, 825, 843, 862, 881, 900, 920, 940, 960, 981, 1003,
     ]
 
+    /// How a new value is handed to the kernel (docs/devices.md, "How a value reaches the driver";
+    /// measured per driver in the VM: the `METHOD` table of docs/benchmarks.md).
+    public enum UpdateMethod: String, Equatable, Sendable, Codable, CaseIterable {
+        /// Every value is uploaded into the effect and played (`EV_FF` 1), as SDL does: ff-memless
+        /// sends a play at once, where it defers an in-place update of a playing effect to its timer,
+        /// the next jiffy (0–4 ms at HZ=250). It sends the play once more on that tick: two reports
+        /// per value.
+        case play
+        /// Every value is uploaded into the playing effect, which is played only to start it (from
+        /// rest): one report per value, sent on ff-memless's next jiffy. For links where a second
+        /// report costs what a value does (hid-nintendo's rumble queue).
+        case inPlace = "in-place"
+    }
+
     /// Transient pulse lengths in seconds. A rumble motor cannot play a 5 ms click: a transient becomes
     /// a pulse from `sharp` (sharpness 1) to `dull` (sharpness 0), never shorter than `minimum`.
     public struct TransientPulse: Equatable, Sendable, Codable {
@@ -137,10 +151,15 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     /// where (re)starting an effect costs more reports than updating it (hid-nintendo: a play is sent
     /// twice by ff-memless, and every report it queues holds its 25 ms link). docs/devices.md.
     public var keepsEffectPlaying: Bool
+    /// How each value reaches the driver: played at once (two reports) or updated in place (one, a
+    /// jiffy later). docs/devices.md.
+    public var updateMethod: UpdateMethod
     /// Send the last value of a burst once more, one interval after it was written. The kernel's
     /// ff-memless (behind every driver here) can lose an in-place update: its timer may run before
     /// ff-core has stored the new effect, send the old values, and not run again. The re-send reaches
-    /// the pad with the stored, new values. docs/devices.md.
+    /// the pad with the stored, new values. Only for `updateMethod` `.inPlace`: a played value is sent
+    /// from the stored effect at once and cannot be lost that way, and the re-send takes a write slot
+    /// (a 60 fps game's next value waited for it: 5–7 ms in the VM). docs/devices.md.
     public var settles: Bool
     public var transientPulse: TransientPulse
     /// Lowest magnitude (0…1) at which each motor still spins; non-zero output is lifted above it.
@@ -186,7 +205,7 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     public init(
         name: String, displayName: String, matches: [Match] = [], minimumUpdateInterval: Double,
         quantization: Quantization = .full, weakQuantization: Quantization? = nil, refreshInterval: Double? = nil,
-        keepsEffectPlaying: Bool = false, settles: Bool = false,
+        keepsEffectPlaying: Bool = false, updateMethod: UpdateMethod = .play, settles: Bool = false,
         transientPulse: TransientPulse = .init(sharp: 0.030, dull: 0.080, minimum: 0.020),
         strongFloor: Double = 0, weakFloor: Double = 0,
         actuators: Actuators = .rumble, secondPairFloor: Double = 0, secondPairQuantization: Quantization? = nil,
@@ -200,6 +219,7 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         self.weakQuantization = weakQuantization
         self.refreshInterval = refreshInterval
         self.keepsEffectPlaying = keepsEffectPlaying
+        self.updateMethod = updateMethod
         self.settles = settles
         self.transientPulse = transientPulse
         self.strongFloor = strongFloor
@@ -256,8 +276,9 @@ extension DeviceProfile {
             .init(bus: busUSB, vendor: 0x045E, product: 0x0719),
         ],
         // xpad: one transfer in flight, the OUT endpoint polled every 8 ms, ff-memless's jiffy on top:
-        // 12 ms loses no value (docs/devices.md, "xpad").
-        minimumUpdateInterval: 0.012, quantization: .bits8, settles: true,
+        // 12 ms loses no value (docs/devices.md, "xpad"). In place: a play's second report takes the
+        // next 8 ms bus slot, and the value after it waits (VM: 8.4 ms to the pad at 12 ms, in place 2.3).
+        minimumUpdateInterval: 0.012, quantization: .bits8, updateMethod: .inPlace, settles: true,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.08, weakFloor: 0.08)
 
     public static let xboxOneUSB = DeviceProfile(
@@ -265,8 +286,9 @@ extension DeviceProfile {
         matches: [0x02D1, 0x02DD, 0x02E3, 0x02EA, 0x0B00, 0x0B12].map {
             .init(bus: busUSB, vendor: 0x045E, product: $0)
         },
-        // xpad sends `magnitude >> 9` in the GIP packet; the 4 ms endpoint plus a jiffy: 8 ms.
-        minimumUpdateInterval: 0.008, quantization: .bits7, settles: true,
+        // xpad sends `magnitude >> 9` in the GIP packet; the 4 ms endpoint plus a jiffy: 8 ms. Played:
+        // the play's two reports fit the 4 ms bus at 8 ms (VM: 0.4–0.6 ms to the pad, in place 0.8–3).
+        minimumUpdateInterval: 0.008, quantization: .bits7,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.06, weakFloor: 0.06)
 
     public static let xboxBluetooth = DeviceProfile(
@@ -274,9 +296,11 @@ extension DeviceProfile {
         matches: [0x02E0, 0x02FD, 0x0B05, 0x0B13, 0x0B20, 0x0B22].map {
             .init(bus: busBluetooth, vendor: 0x045E, product: $0)
         },
-        // hid-microsoft: ff-memless, 0…100 rounded down. The driver drains a report per jiffy; the
-        // firmware is what limits (about 100 updates/s, 20–50 ms gaps on older firmware: xpadneo).
-        minimumUpdateInterval: 0.020, quantization: .percent, settles: true,
+        // hid-microsoft: ff-memless, 0…100 rounded down. The driver takes a value every 4 ms without
+        // loss (VM); the firmware is what limits: about 100 reports/s (xpadneo throttles to one per
+        // 10 ms, newer versions to one per 50 ms, "to work around firmware crashes"). So one report
+        // per value (in place: a play would send two) and 10 ms: at most 100 reports/s.
+        minimumUpdateInterval: 0.010, quantization: .percent, updateMethod: .inPlace, settles: true,
         transientPulse: .init(sharp: 0.040, dull: 0.090, minimum: 0.040), strongFloor: 0.06, weakFloor: 0.06)
 
     /// hid-sony on Linux ≤ 6.1 (hid-playstation from 6.2): 8-bit motors, every report carries them.
@@ -284,41 +308,41 @@ extension DeviceProfile {
     public static let dualShock4 = DeviceProfile(
         name: "dualshock4", displayName: "DualShock 4 over USB (hid-sony / hid-playstation)",
         matches: [0x05C4, 0x09CC, 0x0BA0].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.008, quantization: .bits8, refreshInterval: 2.0, settles: true)
+        minimumUpdateInterval: 0.008, quantization: .bits8, refreshInterval: 2.0)
 
     public static let dualShock4Bluetooth = DeviceProfile(
         name: "dualshock4-bluetooth", displayName: "DualShock 4 over Bluetooth (hid-sony / hid-playstation)",
         matches: [0x05C4, 0x09CC].map { .init(bus: busBluetooth, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.010, quantization: .bits8, refreshInterval: 2.0, settles: true)
+        minimumUpdateInterval: 0.010, quantization: .bits8, refreshInterval: 2.0)
 
     /// hid-sony: the strong motor 8-bit, the weak one on or off (`magnitude / 256` non-zero), sent as
     /// a SET_REPORT on the control endpoint.
     public static let dualShock3 = DeviceProfile(
         name: "dualshock3", displayName: "DualShock 3 over USB (hid-sony)",
         matches: [.init(bus: busUSB, vendor: 0x054C, product: 0x0268)],
-        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOffBits8, settles: true)
+        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOffBits8)
 
     public static let dualShock3Bluetooth = DeviceProfile(
         name: "dualshock3-bluetooth", displayName: "DualShock 3 over Bluetooth (hid-sony)",
         matches: [.init(bus: busBluetooth, vendor: 0x054C, product: 0x0268)],
-        minimumUpdateInterval: 0.010, quantization: .bits8, weakQuantization: .onOffBits8, settles: true)
+        minimumUpdateInterval: 0.010, quantization: .bits8, weakQuantization: .onOffBits8)
 
     public static let dualSense = DeviceProfile(
         name: "dualsense", displayName: "DualSense / DualSense Edge over USB (hid-playstation)",
         matches: [0x0CE6, 0x0DF2].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.008, quantization: .bits8, settles: true)
+        minimumUpdateInterval: 0.008, quantization: .bits8)
 
     public static let dualSenseBluetooth = DeviceProfile(
         name: "dualsense-bluetooth", displayName: "DualSense / DualSense Edge over Bluetooth (hid-playstation)",
         matches: [0x0CE6, 0x0DF2].map { .init(bus: busBluetooth, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.010, quantization: .bits8, settles: true)
+        minimumUpdateInterval: 0.010, quantization: .bits8)
 
     /// hid-bigbenff: the strong motor 8-bit, the weak one on for any non-zero magnitude; a SET_REPORT
     /// only when the pair changed.
     public static let bigben = DeviceProfile(
         name: "bigben", displayName: "BigBen Interactive PS3-style pad (hid-bigbenff)",
         matches: [.init(bus: busUSB, vendor: 0x146B, product: 0x0902)],
-        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOff, settles: true)
+        minimumUpdateInterval: 0.008, quantization: .bits8, weakQuantization: .onOff)
 
     /// hid-nintendo (docs/devices.md): at least 25 ms between rumble packets, gated on the pad's input
     /// reports, an 8-slot ring that sends the previous value first, and periodic resends that stop
@@ -328,13 +352,13 @@ extension DeviceProfile {
         name: "switch-pro-usb", displayName: "Switch Pro Controller over USB (hid-nintendo)",
         matches: [.init(bus: busUSB, vendor: 0x057E, product: 0x2009)],
         minimumUpdateInterval: 0.070, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
-        settles: true, transientPulse: .init(sharp: 0.070, dull: 0.100, minimum: 0.070))
+        updateMethod: .inPlace, settles: true, transientPulse: .init(sharp: 0.070, dull: 0.100, minimum: 0.070))
 
     public static let switchProBluetooth = DeviceProfile(
         name: "switch-pro-bluetooth", displayName: "Switch Pro Controller over Bluetooth (hid-nintendo)",
         matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2009)],
         minimumUpdateInterval: 0.080, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
-        settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080))
+        updateMethod: .inPlace, settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080))
 
     /// Built-in profiles, most specific first; `generic` last.
     public static let builtIn: [DeviceProfile] = [

@@ -140,3 +140,67 @@ public func percentile(of values: [Double], _ p: Double) -> Double? {
     let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
     return sorted[min(max(rank - 1, 0), sorted.count - 1)]
 }
+
+// MARK: the update method (issue 26 §2): play after every upload, or update the playing effect in place
+
+/// What one way of writing a ramp of values (`bareclient --method update|play`) got at the pad.
+public struct MethodStats: Sendable {
+    /// Command → the first report carrying its value, per value that arrived (not across a VM stall).
+    public var reach: [Double] = []
+    /// Reports the pad received while the ramp ran (first command … last command + one period).
+    public var reports = 0
+    /// Values the pad could tell apart from the one before.
+    public var values = 0
+    /// Values that never reached the pad (a newer one overtook them), and values left out of the
+    /// judgement because the VM stood still between them and the next.
+    public var lost = 0
+    public var excused = 0
+    public init() {}
+    public var reportsPerValue: Double? { values > 0 ? Double(reports) / Double(values) : nil }
+}
+
+/// Judges a ramp of commands (their times and the levels the pad should report, in order; zero
+/// commands left out) against the pad's reports. `stalled(from, to)`: the VM stood still meanwhile.
+public func methodStats<L: Equatable>(
+    commands: [(time: Double, level: L)], reports: [(time: Double, level: L)], period: Double,
+    stalled: (Double, Double) -> Bool
+) -> MethodStats {
+    var s = MethodStats()
+    guard let first = commands.first, let last = commands.last else { return s }
+    s.reports = reports.filter { $0.time >= first.time && $0.time < last.time + period }.count
+    var previous: L?
+    for (i, c) in commands.enumerated() {
+        defer { previous = c.level }
+        guard c.level != previous else { continue }
+        let next = i + 1 < commands.count ? commands[i + 1].time : c.time + period
+        if let r = reports.first(where: { $0.time >= c.time && $0.level == c.level && $0.time <= last.time + 1 }) {
+            s.values += 1
+            if !stalled(c.time, r.time) { s.reach.append(r.time - c.time) }
+        } else if stalled(c.time, next + 0.005) {
+            s.excused += 1
+        } else {
+            s.values += 1
+            s.lost += 1
+        }
+    }
+    return s
+}
+
+/// One row of the method table: a pad, the period of the ramp, and what each method got.
+public func methodRow(pad: String, driver: String, period: Double, update: MethodStats?, play: MethodStats?) -> String {
+    func ms(_ x: Double?) -> String { x.map { "\(($0 * 10000).rounded() / 10)" } ?? "-" }
+    func cell(_ s: String, _ width: Int) -> String { s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count) }
+    func half(_ m: MethodStats?) -> String {
+        guard let m else { return cell("-", 33) }
+        return cell("\(ms(percentile(of: m.reach, 50)))/\(ms(percentile(of: m.reach, 90)))", 12)
+            + cell(m.reportsPerValue.map { "\(($0 * 100).rounded() / 100)" } ?? "-", 8)
+            + cell("\(m.lost)/\(m.values)" + (m.excused > 0 ? "+\(m.excused)" : ""), 13)
+    }
+    return "METHOD " + cell(pad, 16) + cell(driver, 12) + cell(ms(period), 6) + half(update) + half(play)
+}
+
+public func methodHeader() -> String {
+    func cell(_ s: String, _ width: Int) -> String { s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count) }
+    return "METHOD " + cell("pad", 16) + cell("driver", 12) + cell("every", 6)
+        + cell("update: reach p50/p90", 12 + 8 + 13) + "play: reach p50/p90 ms, reports/value, lost/values(+excused)"
+}

@@ -36,6 +36,9 @@ struct FloorResult {
     var toWrite: [Double] = []
     var writeToReport: [Double] = []
     var lags16: [Double] = []
+    /// hapticd only: the 16 ms ramp's lags split at its write (its trace): command → write, write → report.
+    var toWrite16: [Double] = []
+    var writeToReport16: [Double] = []
     var lost16 = 0
     /// hapticd only: values it never wrote (its trace), as opposed to values the driver coalesced.
     var unwritten16 = 0
@@ -218,7 +221,14 @@ func sleepUntil(_ t: Double) {
         }
         if let report = pad.reports.first(where: { $0.time >= c.time && $0.level == level }), report.time <= last.time + 1 {
             r.judged16 += 1
-            if stall(from: c.time, to: report.time) == nil { r.lags16.append(report.time - c.time) }
+            if stall(from: c.time, to: report.time) == nil {
+                r.lags16.append(report.time - c.time)
+                if traced, let w = (writes[pad.device] ?? []).first(where: { $0.time >= c.time && pad.level($0.value) == level }),
+                   w.time <= report.time {
+                    r.toWrite16.append(w.time - c.time)
+                    r.writeToReport16.append(report.time - w.time)
+                }
+            }
         } else if stall(from: c.time, to: next + 0.05) != nil {
             r.excused16 += 1
         } else {
@@ -326,6 +336,8 @@ func sleepUntil(_ t: Double) {
         waitQuiet(pad)
         let lost = rampLags(pad, cmds, traced: true, into: &r)
         mine.lags16 = r.lags16
+        mine.toWrite16 = r.toWrite16
+        mine.writeToReport16 = r.writeToReport16
         mine.unwritten16 = r.unwritten16
         mine.lost16 = r.lost16
         mine.judged16 = r.judged16
@@ -363,6 +375,7 @@ func sleepUntil(_ t: Double) {
           + " bare_cmd_to_report_p50_ms=\(p50(bare.latencies)) hapticd_cmd_to_report_p50_ms=\(p50(mine.latencies))"
           + " hapticd_cmd_to_write_p50_ms=\(p50(mine.toWrite)) hapticd_write_to_report_p50_ms=\(p50(mine.writeToReport))"
           + " bare_lag16_p50_ms=\(p50(bare.lags16)) hapticd_lag16_p50_ms=\(p50(mine.lags16))"
+          + " hapticd_lag16_to_write_p50_ms=\(p50(mine.toWrite16)) hapticd_lag16_write_to_report_p50_ms=\(p50(mine.writeToReport16))"
           + " bare_lost16=\(bare.lost16)/\(bare.judged16) hapticd_lost16=\(mine.lost16)/\(mine.judged16)"
           + " bare_rate4=\(bare.rate4.map { "\(Int($0.rounded()))" } ?? "-") hapticd_rate4=\(mine.rate4.map { "\(Int($0.rounded()))" } ?? "-")"
           + " hapticd_writes4=\(mine.writes4.map { "\(Int($0.rounded()))" } ?? "-")")
@@ -374,11 +387,11 @@ func sleepUntil(_ t: Double) {
     func p50(_ xs: [Double]) -> String { ms(percentile(of: xs, 50)) }
     func rate(_ x: Double?) -> String { x.map { "\(Int($0.rounded()))" } ?? "-" }
     print("FLOOR " + cell("pad", 16) + cell("int", 5) + cell("cmd→report p50 bare/hapticd (write+report)", 44)
-          + cell("16 ms lag p50 bare/hapticd", 27) + cell("lost bare/hapticd", 19) + "4 ms reports/s bare/hapticd (hapticd's writes/s)")
+          + cell("16 ms lag p50 bare/hapticd (write+report)", 42) + cell("lost bare/hapticd", 19) + "4 ms reports/s bare/hapticd (hapticd's writes/s)")
     for (pad, b, h) in floorResults {
         print("FLOOR " + cell(pad.type, 16) + cell(ms(pad.profile.minimumUpdateInterval), 5)
               + cell("\(p50(b.latencies)) / \(p50(h.latencies)) (\(p50(h.toWrite))+\(p50(h.writeToReport)))", 44)
-              + cell("\(p50(b.lags16)) / \(p50(h.lags16))", 27)
+              + cell("\(p50(b.lags16)) / \(p50(h.lags16)) (\(p50(h.toWrite16))+\(p50(h.writeToReport16)))", 42)
               + cell("\(b.lost16)/\(b.judged16) / \(h.lost16)/\(h.judged16)", 19)
               + "\(rate(b.rate4)) / \(rate(h.rate4)) (\(rate(h.writes4)))")
     }

@@ -817,6 +817,8 @@ for pad in pads where pad.device >= 0 {
     }
     // The floor to beat: a bare evdev client, as SDL drives the pad, against hapticd (Floor.swift).
     if pad.floor && getenv("DRIVERS_VMTEST_NO_FLOOR") == nil { floorComparison(pad) }
+    // How a value reaches the pad soonest, and what the driver takes (Method.swift).
+    if pad.floor && getenv("DRIVERS_VMTEST_NO_METHOD") == nil { methodComparison(pad) }
     print("pad \(pad.type): \(Int((monotonicNow() - begin) * 1000)) ms")
 }
 
@@ -927,6 +929,7 @@ for pad in pads {
           + "\(v("stop_to_zero_ms"))/\(v("stop_all_to_zero_ms"))")
 }
 printFloorTable()
+printMethodTable()
 kill(daemonPID, SIGKILL)
 _ = waitExit(daemonPID, timeout: 5)
 finish("drivers-vmtest")

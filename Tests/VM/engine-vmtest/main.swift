@@ -64,7 +64,9 @@ do {
     check(got == expected, "the pattern's three steps arrive in order with the exact (quantized) values", "got \(got), expected \(expected)")
     check(Set(uploads.map { $0.fields["id"]! }).count == 1, "through one effect id", "\(uploads)")
     let plays = entries.filter { $0.event == "PLAY" }.map { $0.fields["value"]! }
-    check(plays == ["1", "0"], "started once, stopped once at the end", "\(plays)")
+    // Played once per value where the profile plays its values (issue 26 §2), else started once.
+    let starts = profile.updateMethod == .play ? uploads.count : 1
+    check(plays == Array(repeating: "1", count: starts) + ["0"], "played \(starts == 1 ? "once" : "with each value"), stopped once at the end", "\(plays)")
     if uploads.count == 3 {
         let gaps = zip(uploads.dropFirst(), uploads).map { $0.time - $1.time }
         check(gaps.allSatisfy { $0 > 0.10 && $0 < 0.20 }, "the steps arrive about 150 ms apart (coarse: TCG timing is noisy)", "\(gaps)")

@@ -38,7 +38,7 @@ do {
     var start = log.read().count
     let sent = (1...10).map { MotorMagnitudes(strong: UInt16($0 * 6000), weak: UInt16(65535 - $0 * 5000)) }
     for m in sent { try device.set(m) }
-    var entries = log.wait(from: start, count: 11)
+    var entries = log.wait(from: start, count: device.updateMethod == .play ? 20 : 11)
     let uploads = entries.filter { $0.event == "UPLOAD" }
     check(uploads.count == 10, "ten updates are ten uploads", "\(entries)")
     check(Set(uploads.map { $0.fields["id"]! }).count == 1 && uploads.first?.fields["id"] == String(device.effectID!),
@@ -47,7 +47,11 @@ do {
     check(uploads.map { MotorMagnitudes(strong: UInt16($0.fields["strong"]!)!, weak: UInt16($0.fields["weak"]!)!) } == sent,
           "magnitudes arrive exactly as sent, in order")
     check(uploads.allSatisfy { $0.fields["length"] == "0" }, "the effect plays until stopped (replay.length 0)")
-    check(entries.filter { $0.event == "PLAY" }.map { $0.fields["value"]! } == ["1"], "the effect is started once, not per update", "\(entries)")
+    // How each update reaches the driver is the profile's `updateMethod` (issue 26 §2): xbox-one-usb's
+    // values are played (ff-memless sends a play at once), an in-place profile's only started once.
+    let plays = entries.filter { $0.event == "PLAY" }.map { $0.fields["value"]! }
+    check(device.updateMethod == .play ? plays == Array(repeating: "1", count: 10) : plays == ["1"],
+          "the effect is played with every update (updateMethod play), never re-created", "\(entries)")
     check(motorRunning(entries), "the motor is running")
 
     // 3. Gain.
@@ -91,10 +95,25 @@ do {
 do {
     let device = try RumbleDevice(path: pad.path)
     check(!device.keepsEffectPlaying, "a pad whose profile does not ask for it stops on zero")
+    // The fake pad has an Xbox One pad's ids: xbox-one-usb, whose values are played (issue 26 §2):
+    // every value an upload and a play, a refresh too (no settling re-send repairs a lost stop there).
+    check(device.updateMethod == .play, "the xbox-one-usb profile's values are played")
     var start = log.read().count
     try device.set(MotorMagnitudes(strong: 7000, weak: 8000))
+    try device.set(MotorMagnitudes(strong: 7100, weak: 8100))
     try device.refresh()
-    var entries = log.wait(from: start, count: 3)
+    var entries = log.wait(from: start, count: 6)
+    check(entries.map(\.event) == ["UPLOAD", "PLAY", "UPLOAD", "PLAY", "UPLOAD", "PLAY"] && entries[2].fields["strong"] == "7100"
+            && entries[4].fields["strong"] == "7100" && entries.filter { $0.event == "PLAY" }.allSatisfy { $0.fields["value"] == "1" },
+          "updateMethod play: every value, and a refresh, is an upload and a play", "\(entries)")
+    try device.set(.zero)
+    _ = log.wait(from: start, count: 7)  // the stop has reached the pad before the next part counts
+    // In place (the Xbox 360, Xbox over Bluetooth and Switch profiles): the playing effect is updated.
+    device.updateMethod = .inPlace
+    start = log.read().count
+    try device.set(MotorMagnitudes(strong: 7000, weak: 8000))
+    try device.refresh()
+    entries = log.wait(from: start, count: 3)
     check(entries.map(\.event) == ["UPLOAD", "PLAY", "UPLOAD"] && entries[2].fields["strong"] == "7000" && entries[2].fields["weak"] == "8000",
           "refresh uploads the current values again, in place, without a new play", "\(entries)")
     // Zero re-sent after a stop (ff-memless can drop a stop): zeros uploaded and played; the next value

@@ -906,6 +906,53 @@ if let d = startDaemon(), let c = try? HapticClient(path: socketPath) {
     check(false, "hapticd restarts with the study's intervals")
 }
 
+step("method")
+// 11. The update method (issue 26 §2; drivers-vmtest's Method.swift does the same for the HID
+// drivers): straight on each pad's node with no hapticd running (bareclient, replay.length 0 as
+// hapticd uploads), a ramp of values written by updating the playing effect in place, and by playing
+// after every upload (SDL's way); per period, command → the report carrying the value, reports per
+// value and values lost. Printed (`METHOD`, `MEASURE-METHOD`), not asserted.
+@MainActor func bareRamp(_ pad: Pad, method: String, period: Int) -> [(time: Double, strong: Int, weak: Int)]? {
+    guard let node = inputNode(pad.spec) else { return nil }
+    let log = "/tmp/xpad-bare-\(pad.spec.type).log"
+    unlink(log)
+    guard let pid = spawn(["/bin/bareclient", "--dev", node, "--log", log, "--method", method, "--length", "0",
+                           "ramp", "\(period)", "500"]) else { return nil }
+    guard waitExit(pid) == 0 else { return nil }
+    return Tail(path: log).newLines().compactMap { line in
+        let w = line.split(separator: " ")
+        guard w.count == 4, w[1] == "CMD", let t = Double(w[0]),
+              let s = Int(w[2].dropFirst("strong=".count)), let k = Int(w[3].dropFirst("weak=".count)) else { return nil }
+        return (t, s, k)
+    }
+}
+var methodLines: [String] = []
+for pad in pads {
+    for period in [16, 12, 8, 6, 4] {
+        var result: [String: MethodStats] = [:]
+        for method in ["update", "play"] {
+            let before = pad.log.read().count
+            guard let cmds = bareRamp(pad, method: method, period: period) else {
+                print("NOTE \(pad.label): bareclient --method \(method) ramp \(period) did not run")
+                continue
+            }
+            // The last report (the stop's zero) has arrived: the ramp is over at the pad.
+            _ = waitUntil(2) { reports(pad.log.read().dropFirst(before)).last?.isZero ?? false }
+            let got = reports(pad.log.read().dropFirst(before)).map { (time: $0.time, level: [$0.strong, $0.weak]) }
+            let ramp = cmds.filter { $0.strong != 0 || $0.weak != 0 }
+                .map { (time: $0.time, level: [$0.strong >> pad.spec.shift, $0.weak >> pad.spec.shift]) }
+            let st = methodStats(commands: ramp, reports: got, period: Double(period) / 1000) { a, b in stall(a, b, over: 0.02) != nil }
+            result[method] = st
+            print("MEASURE-METHOD pad=\(pad.label) driver=xpad method=\(method) period_ms=\(period)"
+                  + " reach_p50_ms=\(ms(percentile(st.reach, 0.5))) reach_p90_ms=\(ms(percentile(st.reach, 0.9)))"
+                  + " reports=\(st.reports) values=\(st.values) lost=\(st.lost) excused=\(st.excused)")
+        }
+        methodLines.append(methodRow(pad: pad.label, driver: "xpad", period: Double(period) / 1000, update: result["update"], play: result["play"]))
+    }
+}
+print(methodHeader())
+for l in methodLines { print(l) }
+
 step("summary")
 // The measurements of issue 9 §4, and the backlog bound of §2: after the last change, the final value
 // reaches the pad within one profile interval plus xpad's own path (plays across a VM stall excepted;
