@@ -212,7 +212,7 @@ struct ConfigReader {
         let o = try table(v, key)
         try checkKeys(o, key, [
             "name", "base", "bus", "vendor", "product", "minimum_update_interval", "quantization", "weak_quantization",
-            "refresh_interval", "keeps_effect_playing", "settles",
+            "refresh_interval", "keeps_effect_playing", "update_method", "settles",
             "transient_sharp", "transient_dull", "transient_minimum", "strong_floor", "weak_floor",
         ])
         guard let n = o["name"] else { throw ConfigError("\(key).name", "missing: every profile has a name") }
@@ -253,6 +253,14 @@ struct ConfigReader {
         if let x = o["weak_quantization"] { p.weakQuantization = try quantization(x, "\(key).weak_quantization") }
         if let x = o["keeps_effect_playing"] { p.keepsEffectPlaying = try bool(x, "\(key).keeps_effect_playing") }
         if let x = o["settles"] { p.settles = try bool(x, "\(key).settles") }
+        if let x = o["update_method"] {
+            let name = try string(x, "\(key).update_method")
+            guard let method = DeviceProfile.UpdateMethod(rawValue: name) else {
+                let kinds = DeviceProfile.UpdateMethod.allCases.map { "\"\($0.rawValue)\"" }
+                throw ConfigError("\(key).update_method", "expected \(kinds.joined(separator: " or ")), found \"\(name)\"")
+            }
+            p.updateMethod = method
+        }
         if let x = o["refresh_interval"] {
             let r = try number(x, "\(key).refresh_interval", 0...3600)
             p.refreshInterval = r == 0 ? nil : r

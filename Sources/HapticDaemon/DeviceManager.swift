@@ -51,7 +51,12 @@ public final class DeviceManager: @unchecked Sendable {
             device.close()
             core.addPad(info: device.info, sink: sink, simulated: false, profile: profile, backend: .hidraw(node: sink.node.path))
         case .evdev(let reason):
-            core.addPad(info: device.info, sink: device, simulated: false, backend: .evdev(fallback: reason))
+            // The device takes its profile's way of sending values: the configuration's, which may
+            // differ from the built-in one it opened with.
+            let profile = device.info.profile(in: config.profiles)
+            device.keepsEffectPlaying = profile.keepsEffectPlaying
+            device.updateMethod = profile.updateMethod
+            core.addPad(info: device.info, sink: device, simulated: false, profile: profile, backend: .evdev(fallback: reason))
         }
     }
 

@@ -109,6 +109,7 @@ import Testing
         ("[[devices.profile]]\nvendor = 1\nproduct = 2", "devices.profile[0].name: missing: every profile has a name"),
         ("[[devices.profile]]\nname = \"x\"\nquantization = \"bits4\"", "devices.profile[0].quantization: expected \"full\", \"bits8\", \"bits7\", \"percent\", \"switch-amplitude\", \"on-off\" or \"on-off-8bit\", found \"bits4\""),
         ("[[devices.profile]]\nname = \"x\"\nbase = \"nope\"", "devices.profile[0].base: no built-in profile named \"nope\" (known: switch-pro-usb-hd, switch-pro-bluetooth-hd, xbox-bluetooth-triggers, xbox360, xbox-one-usb, xbox-bluetooth, dualshock4, dualshock4-bluetooth, dualshock3, dualshock3-bluetooth, dualsense, dualsense-bluetooth, bigben, switch-pro-usb, switch-pro-bluetooth, generic)"),
+        ("[[devices.profile]]\nname = \"x\"\nupdate_method = \"sideways\"", "devices.profile[0].update_method: expected \"play\" or \"in-place\", found \"sideways\""),
         ("[devices]\nbackend = \"hid\"", "devices.backend: expected \"auto\" or \"evdev\", found \"hid\""),
         ("[[devices.profile]]\nname = \"x\"\nsettles = 1", "devices.profile[0].settles: expected true or false, found a number"),
         ("[[devices.profile]]\nname = \"x\"\nvendor = 1", "devices.profile[0]: vendor and product go together"),
@@ -120,6 +121,12 @@ import Testing
         } catch {
             #expect(error.description == message)
         }
+    }
+
+    @Test func aProfileSaysHowValuesReachTheDriver() throws {
+        let c = try DaemonConfig.parse("[[devices.profile]]\nname = \"dualsense\"\nupdate_method = \"in-place\"")
+        #expect(DeviceProfile.named("dualsense", in: c.profiles)?.updateMethod == .inPlace)
+        #expect(DeviceProfile.dualSense.updateMethod == .play, "the built-in one plays")
     }
 
     @Test func theBackendIsAutoUnlessConfigForcesEvdev() throws {
