@@ -5,6 +5,7 @@
 #   make soak          the soak test for SOAK_TIME seconds (docs/robustness.md)
 #   make install       PREFIX=/usr/local DESTDIR= (binaries, units, config, patterns, man pages, ...)
 #                      then: systemctl daemon-reload && systemd-sysusers && systemctl enable --now hapticd.socket
+#                      (and, for a pad already plugged in: udevadm trigger --subsystem-match=hidraw)
 #   make deb           dist/hapticd, libhapticd1, libhapticd-dev _<version>_<arch>.deb, with debian/
 #                      (dpkg-buildpackage; docs/packaging.md)
 #   make unity         dist/unity/Plugins/Linux/x86_64/libCoreHapticsWrapper.so (+ .meta) and
@@ -24,6 +25,8 @@ SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+# udev reads rules from /usr/local/lib/udev/rules.d as well as /usr/lib/udev/rules.d.
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 BASHCOMPDIR ?= $(SHAREDIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(SHAREDIR)/zsh/site-functions
 FISHCOMPDIR ?= $(SHAREDIR)/fish/vendor_completions.d
@@ -72,6 +75,9 @@ generated: build
 	for shell in bash zsh fish; do for tool in hapticctl hapticd; do \
 	  "$(BIN)/$$tool" --generate-completion-script $$shell | sed '1{/^#!/d}' > $(GEN)/completions/$$tool.$$shell || exit 1; \
 	done; done
+	# The udev rule for the hidraw nodes of the pads with a hidraw profile, made from those profiles
+	# (the built-in ones: /dev/null is an empty configuration; docs/packaging.md, "The udev rule").
+	"$(BIN)/hapticd" --print-udev-rules --config /dev/null > $(GEN)/70-hapticd.rules
 
 test:
 	bash scripts/test.sh
@@ -87,7 +93,7 @@ demo:
 
 install: build generated
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/hapticd/patterns $(DESTDIR)$(SYSCONFDIR)/hapticd/patterns \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(UDEVRULESDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0755 "$(BIN)/hapticd" "$(BIN)/hapticctl" $(DESTDIR)$(BINDIR)/
@@ -104,6 +110,7 @@ install: build generated
 	install -m 0644 systemd/hapticd.sysusers $(DESTDIR)$(SYSUSERSDIR)/hapticd.conf
 	sed -e 's|/etc/hapticd|$(SYSCONFDIR)/hapticd|g' systemd/hapticd.tmpfiles > $(DESTDIR)$(TMPFILESDIR)/hapticd.conf
 	chmod 0644 $(DESTDIR)$(TMPFILESDIR)/hapticd.conf
+	install -m 0644 $(GEN)/70-hapticd.rules $(DESTDIR)$(UDEVRULESDIR)/70-hapticd.rules
 	sed 's/@VERSION@/$(VERSION)/' man/hapticd.8 > $(DESTDIR)$(MANDIR)/man8/hapticd.8
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/hapticd.8
 	install -m 0644 $(GEN)/man/hapticctl.1 $(DESTDIR)$(MANDIR)/man1/hapticctl.1
@@ -115,12 +122,14 @@ install: build generated
 	install -m 0644 $(GEN)/completions/hapticd.fish $(DESTDIR)$(FISHCOMPDIR)/hapticd.fish
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	@echo "installed; now: systemctl daemon-reload && systemd-sysusers && systemctl enable --now hapticd.socket"
+	@echo "(and, for a pad already plugged in: udevadm trigger --subsystem-match=hidraw)"
 
 uninstall:
 	-systemctl disable --now hapticd.socket hapticd.service 2>/dev/null
 	rm -f $(DESTDIR)$(BINDIR)/hapticd $(DESTDIR)$(BINDIR)/hapticctl \
 		$(DESTDIR)$(UNITDIR)/hapticd.service $(DESTDIR)$(UNITDIR)/hapticd.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/hapticd.conf $(DESTDIR)$(TMPFILESDIR)/hapticd.conf \
+		$(DESTDIR)$(UDEVRULESDIR)/70-hapticd.rules \
 		$(DESTDIR)$(MANDIR)/man8/hapticd.8 $(DESTDIR)$(MANDIR)/man1/hapticctl.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/hapticctl $(DESTDIR)$(BASHCOMPDIR)/hapticd \
 		$(DESTDIR)$(ZSHCOMPDIR)/_hapticctl $(DESTDIR)$(ZSHCOMPDIR)/_hapticd \

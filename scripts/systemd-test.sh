@@ -28,6 +28,9 @@ done
 check test "$(ls "$T/usr/share/hapticd/patterns" | wc -l)" -ge 11
 check grep -q "^ExecStart=$T/usr/bin/hapticd --config $T/etc/hapticd/hapticd.toml" "$T/units/hapticd.service"
 check grep -q "^d $T/etc/hapticd/patterns " "$T/usr/lib/tmpfiles.d/hapticd.conf"
+# The udev rule for the hidraw nodes of the pads with a hidraw profile: made from the profiles.
+check cmp -s "$T/usr/lib/udev/rules.d/70-hapticd.rules" <("$T/usr/bin/hapticd" --print-udev-rules --config /dev/null)
+check grep -qx 'SUBSYSTEM=="hidraw", KERNELS=="0003:057E:2009\.\*", GROUP="input", MODE="0660"' "$T/usr/lib/udev/rules.d/70-hapticd.rules"
 check systemd-analyze verify --man=no "$T/units/hapticd.socket" "$T/units/hapticd.service"
 check "$T/usr/bin/hapticd" --check-config --config "$T/etc/hapticd/hapticd.toml"
 check grep -q "^directories = \[\"$T/usr/share/hapticd/patterns\"" "$T/etc/hapticd/hapticd.toml"
@@ -62,7 +65,8 @@ for f in ./usr/bin/hapticd ./usr/bin/hapticctl ./lib/systemd/system/hapticd.serv
          "./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/hapticd/unity/libCoreHapticsWrapper.so.meta"; do
   check grep -qx -- "$f" "$T/contents"
 done
-check bash -c "! grep -q 'udev' '$T/contents'"
+check grep -qx "./usr/lib/udev/rules.d/70-hapticd.rules" "$T/contents"
+check test "$(grep -c 'udev' "$T/contents")" -eq 3   # the rule and its two directories, nothing else
 check bash -c "! grep -q 'libhapticd\|/include/' '$T/contents'"     # the library is its own packages
 dpkg-deb -e "$deb" "$T/control"
 check grep -qx "/etc/hapticd/hapticd.toml" "$T/control/conffiles"
@@ -82,6 +86,7 @@ check bash -c "! grep -q \"start 'hapticd.service'\" '$T/control/postinst'"   # 
 check grep -q "systemd-sysusers.*hapticd.conf" "$T/control/postinst"
 check grep -q "systemd-tmpfiles.*--create hapticd.conf" "$T/control/postinst"
 check grep -q "deb-systemd-invoke stop 'hapticd.socket'" "$T/control/prerm"
+check grep -q "udevadm trigger --subsystem-match=hidraw --action=change" "$T/control/postinst"   # pads already plugged in
 
 # 3. libhapticd: the shared library (libhapticd1, named after its SONAME) and the development files.
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)

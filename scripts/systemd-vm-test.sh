@@ -57,8 +57,10 @@ img="$vm_cache/systemd-rootfs-bookworm-$key.img"
     fi
 ) 9> "$vm_cache/systemd-rootfs.lock" || vm_fail "cannot build the root file system"
 
-# 3. The payload disk: the checks, the fixture pad, the package, the make-install tree.
+# 3. The payload disk: the checks, the fixture pads, the package, the make-install tree.
 gcc -static -O2 -Wall -o "$work/payload/fakepad" Tests/VM/fakepad.c || vm_fail "cannot build the fixture pad"
+# The emulated pads behind the kernel's HID drivers (uhid): a Switch Pro Controller, a DualShock 4.
+gcc -static -O2 -Wall -pthread -o "$work/payload/uhidpad" Tests/VM/uhidpad.c -lm || vm_fail "cannot build uhidpad"
 cp "$deb" "$libdeb" "$playfile" Tests/SystemdVM/run.sh Tests/SystemdVM/motor.awk "$work/payload/"
 tar --owner=0 --group=0 -C "$tree" -cf "$work/payload/make-install.tar" .
 size=$(( $(du -sm "$work/payload" | cut -f1) + 32 ))

@@ -50,8 +50,8 @@ public struct DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path): \(operation.rawValue) failed: the device is gone (unplugged)"
         case .permissionDenied:
             "\(path): \(operation.rawValue) failed: permission denied. The user needs read-write access to "
-                + "/dev/input/event*: run hapticd as its systemd service (it gets the 'input' group), add the user "
-                + "to the 'input' group (then log in again), or install the udev rule from systemd/70-hapticd.rules"
+                + "/dev/input/event*, which udev's own rule (50-udev-default.rules) gives the 'input' group: run hapticd "
+                + "as its systemd service (it gets the 'input' group), or add the user to the 'input' group (then log in again)"
         case .effectTableFull:
             "\(path): \(operation.rawValue) failed: the device's effect table is full (another program holds its effects)"
         case .invalidArgument:

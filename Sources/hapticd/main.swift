@@ -16,6 +16,8 @@ struct Hapticd: AsyncParsableCommand {
     @Option(help: "Configuration file (TOML).") var config = DaemonConfig.defaultPath
     @Flag(help: "Check the configuration and exit: 0 when valid.") var checkConfig = false
     @Flag(help: "Print the socket protocol's commands (arguments, effect, permission) as JSON and exit.") var dumpProtocol = false
+    @Flag(help: "Print the udev rule giving the group 'input' the hidraw nodes of the pads the configuration's hidraw profiles match, and exit (the package installs it for the built-in profiles as 70-hapticd.rules).")
+    var printUdevRules = false
     @Option(help: "Socket path (overrides socket.path).") var socket: String?
     @Option(help: "Use N simulated rumble pads instead of hardware (--simulate alone means 1).") var simulate: Int?
     @Flag(help: "With --simulate: read 'unplug N' and 'plug N' lines on standard input, which unplug and plug back simulated pad N (tests of hot-plug).")
@@ -44,6 +46,10 @@ struct Hapticd: AsyncParsableCommand {
     func serve() async throws {
         if dumpProtocol {
             print(DaemonCore.protocolDump)
+            return
+        }
+        if printUdevRules {
+            print(DeviceProfile.udevRules(for: try loadConfig().profiles), terminator: "")
             return
         }
         if checkConfig {

@@ -2,8 +2,8 @@
 # The booted-system test, inside the VM: Debian bookworm with systemd as PID 1, started by the image's
 # hapticd-vmtest.service once the system is up (Tests/SystemdVM/rootfs.sh), its output on the serial
 # console. Each check prints "PASS name" or "FAIL name: why"; scripts/systemd-vm-test.sh counts them.
-# The payload disk (/payload) holds this script, motor.awk, the fixture pad, hapticd's .deb and the
-# tree `make install` produced.
+# The payload disk (/payload) holds this script, motor.awk, the fixture pad (uinput), the emulated
+# pads behind the kernel's HID drivers (uhidpad), hapticd's .deb and the tree `make install` produced.
 set -u
 P=/payload
 T=/run/hapticd-test
@@ -83,11 +83,12 @@ echo "pad: $PAD"
 
 check_udev_gives_input_group() {
     # Debian's udev (50-udev-default.rules: SUBSYSTEM=="input", GROUP="input"; 0660 when a group is
-    # set) already gives the group input the event nodes: hapticd ships no udev rule.
+    # set) already gives the group input the event nodes: hapticd's rule is for hidraw nodes only.
     local got
     got=$(stat -c '%U:%G %a' "$PAD")
     [ "$got" = "root:input 660" ] || because "$PAD is $got" || return 1
-    ! ls /etc/udev/rules.d /lib/udev/rules.d 2>/dev/null | grep -qi haptic || because "a hapticd udev rule is installed"
+    ! ls /etc/udev/rules.d /lib/udev/rules.d /usr/lib/udev/rules.d /usr/local/lib/udev/rules.d 2>/dev/null | grep -qi haptic \
+        || because "a hapticd udev rule is installed before hapticd"
 }
 check udev_gives_input_group
 
@@ -101,7 +102,10 @@ check_make_install_enabled() {
     [ "$(systemctl is-enabled hapticd.socket)" = enabled ] || because "hapticd.socket is $(systemctl is-enabled hapticd.socket)" || return 1
     is_state hapticd.socket active || because "hapticd.socket is $(state hapticd.socket)" || return 1
     is_state hapticd.service inactive || because "hapticd.service is $(state hapticd.service) before any client" || return 1
-    systemctl show -P ExecStart hapticd.service | grep -q "path=/usr/local/bin/hapticd " || because "ExecStart is not /usr/local/bin/hapticd"
+    systemctl show -P ExecStart hapticd.service | grep -q "path=/usr/local/bin/hapticd " || because "ExecStart is not /usr/local/bin/hapticd" || return 1
+    # The udev rule, where udev reads local rules, made from the hidraw profiles.
+    cmp -s /usr/local/lib/udev/rules.d/70-hapticd.rules <(/usr/local/bin/hapticd --print-udev-rules --config /dev/null) \
+        || because "/usr/local/lib/udev/rules.d/70-hapticd.rules is missing or not what hapticd --print-udev-rules prints"
 }
 check make_install_enabled
 
@@ -119,6 +123,9 @@ systemctl disable --now hapticd.socket hapticd.service
 tar -tf "$P/make-install.tar" | grep -v '/$' | sed 's|^\./|/|' | xargs rm -f
 rm -rf /usr/local/share/hapticd /usr/local/share/doc/hapticd /etc/hapticd
 systemctl daemon-reload
+# udevd notices the removed rule by itself (it checks the rules' time stamps, at most every 3 s); now,
+# so that the pads below are plugged in without it.
+udevadm control --reload
 
 check_make_install_removed() {
     is_state hapticd.service inactive || because "hapticd.service is $(state hapticd.service)" || return 1
@@ -130,6 +137,33 @@ check make_install_removed
 
 # --- The Debian package.
 HAPTICCTL=/usr/bin/hapticctl
+
+# Two emulated pads behind the kernel's HID drivers (uhid), plugged in before the package: a Switch Pro
+# Controller over USB (hid-nintendo), which a hidraw profile drives through its own reports, and a
+# DualShock 4 (hid-sony), driven through evdev, whose hidraw node no rule of hapticd's names.
+modprobe uhid
+# start_uhid UNIT TYPE: the emulated pad, its log $T/TYPE.log
+start_uhid() {
+    systemd-run --quiet --unit="$1" "$P/uhidpad" --type "$2" --log "$T/$2.log"
+    wait_until 60 grep -qs "INPUTNAME" "$T/$2.log" || return 1
+    udevadm settle --timeout=30
+}
+# hidraw_of HID-PREFIX: the newest hidraw node whose HID device is BUS:VENDOR:PRODUCT.*
+hidraw_of() {
+    local h
+    for h in /sys/class/hidraw/hidraw*; do
+        [ -e "$h" ] && case "$(basename "$(readlink -f "$h/device")")" in "$1".*) echo "/dev/$(basename "$h")" ;; esac
+    done | sort -V | tail -1
+}
+mode_of() { stat -c '%U:%G %a' "$1" 2>&1; }
+SWITCH_HID=0003:057E:2009
+DS4_HID=0003:054C:05C4
+start_uhid hapticd-test-switch switch-pro-usb || echo "FAIL pad: the emulated Switch Pro Controller did not appear: $(tail -3 "$T/switch-pro-usb.log" 2>&1 | tr '\n' ' ')"
+start_uhid hapticd-test-ds4 ds4-usb || echo "FAIL pad: the emulated DualShock 4 did not appear: $(tail -3 "$T/ds4-usb.log" 2>&1 | tr '\n' ' ')"
+SWITCH_HIDRAW=$(hidraw_of $SWITCH_HID)
+DS4_HIDRAW=$(hidraw_of $DS4_HID)
+switch_before=$(mode_of "$SWITCH_HIDRAW")
+echo "hidraw: Switch Pro $SWITCH_HIDRAW ($switch_before), DualShock 4 $DS4_HIDRAW ($(mode_of "$DS4_HIDRAW"))"
 deb=$(ls "$P"/hapticd_*.deb)
 cp "$deb" /tmp/
 apt_log=$T/apt-install.log
@@ -161,6 +195,87 @@ check_socket_permissions() {
     [ "$d" = "root:root 755" ] || because "/run/hapticd is $d"
 }
 check socket_permissions
+
+check_hidraw_udev_rule() {
+    # The installed rule is the one made from the hidraw profiles; the package's postinst applied it to
+    # the pad already plugged in (root-only before); the DualShock 4's hidraw node stays root-only.
+    cmp -s /usr/lib/udev/rules.d/70-hapticd.rules <(/usr/bin/hapticd --print-udev-rules --config /dev/null) \
+        || because "/usr/lib/udev/rules.d/70-hapticd.rules is missing or not what hapticd --print-udev-rules prints" || return 1
+    grep -q '^SUBSYSTEM=="hidraw", KERNELS=="0003:057E:2009\.\*", GROUP="input", MODE="0660"$' /usr/lib/udev/rules.d/70-hapticd.rules \
+        || because "no line for the Switch Pro Controller over USB" || return 1
+    [ -n "$SWITCH_HIDRAW" ] && [ -n "$DS4_HIDRAW" ] || because "no hidraw node for the emulated pads" || return 1
+    [ "$switch_before" = "root:root 600" ] || because "before the package, $SWITCH_HIDRAW was $switch_before" || return 1
+    [ "$(mode_of "$SWITCH_HIDRAW")" = "root:input 660" ] || because "$SWITCH_HIDRAW (Switch Pro) is $(mode_of "$SWITCH_HIDRAW") after the package" || return 1
+    [ "$(mode_of "$DS4_HIDRAW")" = "root:root 600" ] || because "$DS4_HIDRAW (DualShock 4) is $(mode_of "$DS4_HIDRAW")"
+}
+check hidraw_udev_rule
+
+# pad_json NAME: the `devices` entry of the connected pad with that name.
+pad_json() { as alice "$HAPTICCTL" devices --json | grep -o "{[^{}]*\"name\":\"$1\"[^{}]*}" | grep '"connected":true' | head -1; }
+pad_number() { pad_json "$1" | sed -n 's/.*"device":\([0-9]*\).*/\1/p'; }
+SWITCH_NAME="Nintendo Switch Pro Controller"
+DS4_NAME="Sony Computer Entertainment Wireless Controller"
+switch_rumbled_since() { sed -n "$(($1 + 1)),\$p" "$T/switch-pro-usb.log" | grep "RUMBLE .*via=output id=0x10" | grep -qv "strong=0 weak=0"; }
+fds_of_daemon() { ls -l "/proc/$(main_pid)/fd" 2>/dev/null | sed -n 's/.* -> //p'; }
+
+check_hidraw_backend() {
+    # The service drives the Switch Pro Controller through its hidraw node (the unit lets it open it),
+    # the DualShock 4 through evdev, and holds no descriptor on the DualShock 4's hidraw node.
+    local n caps from
+    wait_until 60 eval '[ -n "$(pad_number "$SWITCH_NAME")" ]' || because "hapticd does not list the Switch Pro: $(as alice "$HAPTICCTL" devices 2>&1 | tr '\n' ' ')" || return 1
+    n=$(pad_number "$SWITCH_NAME")
+    caps=$(as alice "$HAPTICCTL" caps --device "$n" --json)
+    echo "$caps" | grep -q '"backend":"hidraw"' || because "Switch Pro: $(echo "$caps" | grep -o '"backend[^,]*,[^,]*,[^,]*')" || return 1
+    echo "$caps" | grep -q "\"hidraw_node\":\"$SWITCH_HIDRAW\"" || because "Switch Pro: not $SWITCH_HIDRAW: $(echo "$caps" | grep -o '"hidraw_node[^,]*')" || return 1
+    echo "$caps" | grep -q '"profile":"switch-pro-usb-hd"' || because "Switch Pro: profile $(echo "$caps" | grep -o '"profile":[^,]*')" || return 1
+    from=$(wc -l < "$T/switch-pro-usb.log")
+    as alice "$HAPTICCTL" play heartbeat --device "$n" > /dev/null || because "play on the Switch Pro failed" || return 1
+    wait_until 30 switch_rumbled_since "$from" || because "the Switch Pro got no HD rumble report (0x10)" || return 1
+    fds_of_daemon | grep -qx "$SWITCH_HIDRAW" || because "hapticd holds no descriptor on $SWITCH_HIDRAW" || return 1
+    wait_until 30 eval '[ -n "$(pad_number "$DS4_NAME")" ]' || because "hapticd does not list the DualShock 4" || return 1
+    pad_json "$DS4_NAME" | grep -q '"backend":"evdev"' || because "DualShock 4: $(pad_json "$DS4_NAME")" || return 1
+    ! fds_of_daemon | grep -qx "$DS4_HIDRAW" || because "hapticd opened the DualShock 4's hidraw node $DS4_HIDRAW" || return 1
+    echo "  Switch Pro: device $n, backend hidraw on $SWITCH_HIDRAW; DualShock 4: evdev"
+}
+check hidraw_backend
+
+check_hidraw_hotplug() {
+    # Unplugged and plugged in again while the service runs: a new hidraw node, which the rule gives
+    # to input and the service opens (no private /dev to miss it).
+    local old=$SWITCH_HIDRAW node n created
+    created=$(grep -c CREATED "$T/switch-pro-usb.log")
+    systemctl kill -s USR1 hapticd-test-switch
+    wait_until 30 eval '[ -z "$(pad_number "$SWITCH_NAME")" ]' || because "the unplugged Switch Pro is still listed" || return 1
+    wait_until 30 eval '[ -z "$(hidraw_of $SWITCH_HID)" ]' || because "its hidraw node did not go" || return 1
+    systemctl kill -s USR2 hapticd-test-switch
+    wait_until 30 eval '[ "$(grep -c CREATED "$T/switch-pro-usb.log")" -gt "$created" ] && node=$(hidraw_of $SWITCH_HID) && [ -n "$node" ]' \
+        || because "no hidraw node after plugging in again" || return 1
+    udevadm settle --timeout=30
+    [ "$(mode_of "$node")" = "root:input 660" ] || because "the new $node is $(mode_of "$node")" || return 1
+    wait_until 60 eval 'n=$(pad_number "$SWITCH_NAME"); [ -n "$n" ] && as alice "$HAPTICCTL" caps --device "$n" --json | grep -q "\"hidraw_node\":\"$node\""' \
+        || because "hapticd does not drive the plugged-in-again pad through $node: $(as alice "$HAPTICCTL" devices --json)" || return 1
+    SWITCH_HIDRAW=$node
+    echo "  $old unplugged, $node plugged in: root:input 660, backend hidraw"
+}
+check hidraw_hotplug
+
+check_hidraw_device_policy() {
+    # Controls in throwaway dynamic-user services with the unit's device settings: the Switch Pro's
+    # hidraw node opens; the DualShock 4's does not (root-only: the rule did not name it); and without
+    # DeviceAllow=char-hidraw the Switch Pro's does not either (the device cgroup, not the mode, refuses).
+    local dev=(-p DynamicUser=yes -p SupplementaryGroups=input -p DevicePolicy=closed -p "DeviceAllow=char-input rw")
+    systemd-run --quiet --wait --pipe "${dev[@]}" -p "DeviceAllow=char-hidraw rw" /bin/sh -c "exec 3<>$SWITCH_HIDRAW" 2>/dev/null \
+        || because "control: the unit's settings cannot open $SWITCH_HIDRAW" || return 1
+    ! systemd-run --quiet --wait --pipe "${dev[@]}" -p "DeviceAllow=char-hidraw rw" /bin/sh -c "exec 3<>$DS4_HIDRAW" 2>/dev/null \
+        || because "control: the unit's settings opened the DualShock 4's $DS4_HIDRAW" || return 1
+    ! systemd-run --quiet --wait --pipe "${dev[@]}" /bin/sh -c "exec 3<>$SWITCH_HIDRAW" 2>/dev/null \
+        || because "control: $SWITCH_HIDRAW opened without DeviceAllow=char-hidraw"
+}
+check hidraw_device_policy
+
+# The emulated pads go; what follows uses the fixture pad alone, and starts from a stopped service.
+systemctl stop hapticd-test-switch hapticd-test-ds4
+systemctl stop hapticd.service 2>/dev/null
 
 check_socket_activation() {
     local from out
@@ -221,22 +336,24 @@ check_hardening() {
                 ProtectKernelTunables=yes ProtectKernelModules=yes ProtectKernelLogs=yes ProtectControlGroups=yes \
                 ProtectClock=yes ProtectHostname=yes ProtectProc=invisible ProcSubset=pid RestrictNamespaces=yes \
                 RestrictRealtime=yes RestrictSUIDSGID=yes LockPersonality=yes MemoryDenyWriteExecute=yes \
-                RestrictAddressFamilies=AF_UNIX PrivateDevices=yes DevicePolicy=closed \
+                RestrictAddressFamilies=AF_UNIX PrivateDevices=no DevicePolicy=closed ReadOnlyPaths=/dev \
                 CapabilityBoundingSet= AmbientCapabilities= SystemCallErrorNumber=1 SystemCallArchitectures=native \
                 Type=notify NotifyAccess=main WatchdogUSec=10s Restart=on-failure)
     props=$(systemctl show hapticd.service $(printf -- '-p %s ' "${wants[@]%%=*}" DeviceAllow SystemCallFilter))
     for want in "${wants[@]}"; do
         echo "$props" | grep -qx -- "$want" || because "systemctl show: $(echo "$props" | grep "^${want%%=*}="), expected $want" || return 1
     done
-    # Devices: input devices read-write, and the real-time clock read-only (ProtectClock=yes adds it).
+    # Devices: input devices and hidraw nodes read-write, and the real-time clock read-only
+    # (ProtectClock=yes adds it).
     got=$(echo "$props" | sed -n 's/^DeviceAllow=//p' | sort | tr '\n' ';')
-    [ "$got" = "char-input rw;char-rtc r;" ] || because "DeviceAllow: $got" || return 1
+    [ "$got" = "char-hidraw rw;char-input rw;char-rtc r;" ] || because "DeviceAllow: $got" || return 1
     # The allow-list keeps setpriority (libdispatch) and nothing else of @privileged/@resources.
     got=$(echo "$props" | sed -n 's/^SystemCallFilter=//p')
     for call in setpriority ioctl epoll_wait sendmsg; do
         echo " $got " | grep -q " $call " || because "SystemCallFilter lacks $call" || return 1
     done
-    for call in setrlimit sched_setscheduler setuid chown mount sethostname; do
+    # ioperm, iopl: @raw-io, which PrivateDevices=yes used to remove; the allow-list never had it.
+    for call in setrlimit sched_setscheduler setuid chown mount sethostname ioperm iopl; do
         ! echo " $got " | grep -q " $call " || because "SystemCallFilter allows $call" || return 1
     done
     pid=$(main_pid)
@@ -244,13 +361,19 @@ check_hardening() {
     grep -q "^Seccomp:[[:space:]]*2" "/proc/$pid/status" || because "no seccomp filter" || return 1
     grep -q "^CapEff:[[:space:]]*0000000000000000" "/proc/$pid/status" || because "effective capabilities" || return 1
     grep -q "^CapBnd:[[:space:]]*0000000000000000" "/proc/$pid/status" || because "capability bounding set not empty" || return 1
-    awk '$5 == "/" {print $6}' "/proc/$pid/mountinfo" | grep -q '^ro' || because "/ is writable for hapticd"
+    awk '$5 == "/" {print $6}' "/proc/$pid/mountinfo" | grep -q '^ro' || because "/ is writable for hapticd" || return 1
+    # The host's /dev (no private one), read-only with everything under it: /dev/shm too.
+    awk '$5 == "/dev" {print $6}' "/proc/$pid/mountinfo" | grep -q '^ro' || because "/dev is writable for hapticd" || return 1
+    awk '$5 == "/dev/shm" {print $6}' "/proc/$pid/mountinfo" | grep -q '^ro' || because "/dev/shm is writable for hapticd" || return 1
+    # ProtectKernelLogs=yes covers /dev/kmsg in the host's /dev with an inaccessible node.
+    awk '$5 == "/dev/kmsg"' "/proc/$pid/mountinfo" | grep -q . || because "/dev/kmsg is not covered for hapticd"
 }
 check hardening
 
 connected_pads() { as alice "$HAPTICCTL" devices | grep -c "(connected)$"; }
 check_hotplug_in_sandbox() {
-    # A pad plugged in while the daemon runs: inotify sees it, udev gives it to input, DeviceAllow lets it open.
+    # A pad plugged in while the daemon runs: inotify sees it, udev gives it to input, DeviceAllow lets it
+    # open (in the host's /dev, which the service sees).
     local before
     before=$(connected_pads)
     start_pad hapticd-test-pad2 "hapticd second pad" || because "the second pad did not appear" || return 1
@@ -403,7 +526,19 @@ check_apt_remove() {
     [ ! -e /usr/bin/hapticd ] || because "/usr/bin/hapticd is left" || return 1
     [ -f /etc/hapticd/hapticd.toml ] || because "remove took the configuration (only purge should)"
 }
+# For the record (docs/packaging.md): what removing the package does to a plugged-in pad's hidraw
+# node, and to one plugged in after.
+start_uhid hapticd-test-switch switch-pro-usb && node_before_remove=$(hidraw_of $SWITCH_HID)
+echo "hidraw before apt remove: $node_before_remove $(mode_of "$node_before_remove")"
 check apt_remove
+udevadm settle --timeout=30
+echo "hidraw after apt remove: $node_before_remove $(mode_of "$node_before_remove")"
+created=$(grep -c CREATED "$T/switch-pro-usb.log")
+systemctl kill -s USR1 hapticd-test-switch; sleep 2; systemctl kill -s USR2 hapticd-test-switch
+wait_until 30 eval '[ "$(grep -c CREATED "$T/switch-pro-usb.log")" -gt "$created" ] && [ -n "$(hidraw_of $SWITCH_HID)" ]'
+udevadm settle --timeout=30
+echo "hidraw plugged in after apt remove: $(hidraw_of $SWITCH_HID) $(mode_of "$(hidraw_of $SWITCH_HID)")"
+systemctl stop hapticd-test-switch
 
 check_apt_purge() {
     DEBIAN_FRONTEND=noninteractive timed apt-get purge -y hapticd > "$T/apt-purge.log" 2>&1 \
