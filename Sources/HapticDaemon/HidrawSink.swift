@@ -73,7 +73,9 @@ public enum HidrawBackend {
                 return .evdev(reason: "\(nodePath) is another device (\(hex(id.vendor)):\(hex(id.product)))")
             }
         } catch {
-            return .evdev(reason: error.description)
+            guard error.errno == .permissionDenied || error.errno == .notPermitted else { return .evdev(reason: error.description) }
+            return .evdev(reason: error.description + " (the node needs hapticd's udev rule, installed with the package or "
+                + "make install: hapticd --print-udev-rules; docs/devices.md, \"hidraw\")")
         }
         let sink = HidrawSink(node: node, reports: reports(protocolName))
         do {
