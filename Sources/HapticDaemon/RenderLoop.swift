@@ -261,7 +261,10 @@ public final class RenderLoop: @unchecked Sendable {
     /// the render queue back and forth, each a futex wake-up — were a quarter of the daemon's time
     /// (docs/robustness.md §2).
     public func performSteps<T>(_ body: (inout Steps) throws -> T) rethrows -> T {
-        try lock.withLock {
+        RequestProbe.mark(.lockRequested)
+        defer { RequestProbe.mark(.unlocked) }
+        return try lock.withLock {
+            RequestProbe.mark(.locked)
             var steps = Steps(loop: self)
             defer { steps.finish() }
             return try body(&steps)
@@ -280,6 +283,7 @@ public final class RenderLoop: @unchecked Sendable {
         public mutating func perform<T>(ticking: Bool, _ body: (PadAccess) throws -> T) rethrows -> T {
             loop.touched.removeAll(keepingCapacity: true)
             let result = try body(PadAccess(loop: loop))
+            RequestProbe.mark(.dispatched)
             if ticking {
                 // Only the pads the body reached: the others' output cannot have changed (a command
                 // on one pad used to render every pad's players — most of a busy daemon's time
@@ -296,6 +300,7 @@ public final class RenderLoop: @unchecked Sendable {
             guard let now = renderedAt else { return }
             renderedAt = nil
             loop.rearm(renderedAt: now)
+            RequestProbe.mark(.rearmed)
         }
     }
 
@@ -323,6 +328,8 @@ public final class RenderLoop: @unchecked Sendable {
     private func tick(_ id: PadID, _ pad: Pad, now: Double, timer: Bool = false) {
         guard let write = pad.pipeline.tick(sampleBefore: mode == .event, timer: timer) else { return }
         guard let sink = pad.sink else { return }
+        if !timer { RequestProbe.mark(.rendered) }
+        defer { if !timer { RequestProbe.mark(.written) } }
         do {
             try sink.apply(write)
             if case .set(let m) = write { emit(.wrote(pad: id, time: now, value: m)) }
