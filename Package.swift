@@ -54,10 +54,12 @@ let package = Package(
             dependencies: ["CEvdev", "HapticCore", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(name: "HapticProtocol", dependencies: ["HapticCore"]),
+        // timerfd(2) and a thread name for the render loop's own thread (a header only: both are in libc).
+        .systemLibrary(name: "CRenderThread", path: "Sources/CRenderThread"),
         .target(
             name: "HapticDaemon",
             dependencies: [
-                "HapticCore", "Evdev", "HapticProtocol",
+                "HapticCore", "Evdev", "HapticProtocol", "CRenderThread",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Time stamps along one request's way from the socket to the pad and back, for the benchmark's
 /// request-path breakdown (`hapticbench`, docs/benchmarks.md "Where a command's time goes").
 ///
@@ -50,11 +48,7 @@ public enum RequestProbe {
     }
 
     /// CLOCK_MONOTONIC in nanoseconds (the clock of `MonotonicClock` and `DispatchTime`).
-    public static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
+    public static func now() -> UInt64 { MonotonicClock.nowNanoseconds }
 
     public static func reset() {
         for s in Stage.allCases { marks[s.rawValue] = 0 }
