@@ -6,6 +6,8 @@ import HapticDaemon
 
 struct StageTimes {
     var name: String
+    /// The stages measured (`RequestPath.stages`, or `inProcessStages`).
+    var stageList: [(label: String, end: RequestProbe.Stage?)]
     /// Per stage (in `RequestPath.stages` order), microseconds, one sample per command.
     var stages: [[Double]]
     /// Client send → the sink's write returned.
@@ -32,19 +34,36 @@ enum RequestPath {
         ("flush → client has reply", nil),
     ]
 
+    /// The stages of a line handed to `DaemonCore.handle` in this thread, without the socket: the
+    /// CPU cost of parsing, decoding, running and answering, without NIO's wakeups.
+    static let inProcessStages = Array(stages[2...9])
+
+    /// How a line reaches the daemon: through the socket, or straight into `DaemonCore.handle`.
+    struct Sender {
+        var stages: [(label: String, end: RequestProbe.Stage?)]
+        var send: (String) throws -> String
+    }
+
+    static func socket(_ client: HapticClient) -> Sender { Sender(stages: stages, send: { try client.raw($0) }) }
+
+    static func inProcess(_ core: DaemonCore, _ id: ClientID) -> Sender {
+        Sender(stages: inProcessStages, send: { core.handle(line: $0, from: id) })
+    }
+
     /// `iterations` of `command` (with `setUp` before each, outside the timing), each from silence:
     /// `setUp` stops the output, and 25 ms (two of the generic profile's pacer intervals and more)
     /// pass before the timed line.
-    static func measure(_ name: String, client: HapticClient, iterations: Int, setUp: () throws -> Void,
+    static func measure(_ name: String, _ sender: Sender, iterations: Int, setUp: () throws -> Void,
                         command: (Int) -> String) throws -> StageTimes {
-        var r = StageTimes(name: name, stages: Array(repeating: [], count: stages.count), toWrite: [], roundTrip: [])
+        let stages = sender.stages
+        var r = StageTimes(name: name, stageList: stages, stages: Array(repeating: [], count: stages.count), toWrite: [], roundTrip: [])
         for i in 0..<iterations {
             try setUp()
             usleep(25_000)
             let line = command(i)
             RequestProbe.reset()
             let t0 = RequestProbe.now()
-            let reply = try client.raw(line)
+            let reply = try sender.send(line)
             let t1 = RequestProbe.now()
             guard reply.contains(#""ok":true"#) else { fatalError("\(name) failed during the benchmark: \(reply)") }
             let marks = RequestProbe.snapshot()
@@ -65,30 +84,31 @@ enum RequestPath {
         return r
     }
 
-    static func run(client: HapticClient, iterations: Int) throws -> [StageTimes] {
+    static func run(_ sender: Sender, iterations: Int) throws -> [StageTimes] {
         RequestProbe.enabled = true
         defer { RequestProbe.enabled = false }
         var results: [StageTimes] = []
+        func raw(_ line: String) throws -> String { try sender.send(line) }
         let click = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":0.002}}]}"#
-        results.append(try measure("play", client: client, iterations: iterations,
-                                   setUp: { _ = try client.raw(#"{"id":3,"cmd":"stop_all"}"#) },
+        results.append(try measure("play", sender, iterations: iterations,
+                                   setUp: { _ = try raw(#"{"id":3,"cmd":"stop_all"}"#) },
                                    command: { _ in #"{"id":2,"cmd":"play","pattern":\#(click)}"# }))
-        results.append(try measure("rumble", client: client, iterations: iterations,
-                                   setUp: { _ = try client.raw(#"{"id":3,"cmd":"rumble","strong":0,"weak":0}"#) },
+        results.append(try measure("rumble", sender, iterations: iterations,
+                                   setUp: { _ = try raw(#"{"id":3,"cmd":"rumble","strong":0,"weak":0}"#) },
                                    command: { i in #"{"id":4,"cmd":"rumble","strong":\#(i % 2 == 0 ? 0.8 : 0.6),"weak":0.3,"duration":0.5}"# }))
         // A playing continuous player whose intensity each command changes (0.5 ↔ 0.9): every
         // command changes the output, and the pacer's interval has passed.
         let hum = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","Time":0,"EventDuration":1000,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
-        _ = try client.raw(#"{"id":3,"cmd":"stop_all"}"#)
-        let created = try client.raw(#"{"id":10,"cmd":"player.create","pattern":\#(hum)}"#)
+        _ = try raw(#"{"id":3,"cmd":"stop_all"}"#)
+        let created = try raw(#"{"id":10,"cmd":"player.create","pattern":\#(hum)}"#)
         guard let range = created.range(of: #""player":"#),
               let id = Int(created[range.upperBound...].prefix { $0.isNumber }) else {
             fatalError("player.create failed during the benchmark: \(created)")
         }
-        _ = try client.raw(#"{"id":11,"cmd":"player.start","player":\#(id)}"#)
-        results.append(try measure("player.send_parameters", client: client, iterations: iterations, setUp: {},
+        _ = try raw(#"{"id":11,"cmd":"player.start","player":\#(id)}"#)
+        results.append(try measure("player.send_parameters", sender, iterations: iterations, setUp: {},
                                    command: { i in #"{"id":12,"cmd":"player.send_parameters","player":\#(id),"parameters":{"intensity":\#(i % 2 == 0 ? 0.5 : 0.9)}}"# }))
-        _ = try client.raw(#"{"id":13,"cmd":"player.destroy","player":\#(id)}"#)
+        _ = try raw(#"{"id":13,"cmd":"player.destroy","player":\#(id)}"#)
         return results
     }
 }

@@ -228,7 +228,13 @@ for _ in 0..<(quick ? 50 : 300) {
 }
 }
 // The request path, stage by stage.
-let path = want("path") ? try RequestPath.run(client: client, iterations: quick ? 50 : 300) : []
+let path: [StageTimes] = want("path") ? try RequestPath.run(RequestPath.socket(client), iterations: quick ? 50 : 300) : []
+/// The same lines straight into `DaemonCore.handle` on this thread: the CPU cost without NIO.
+final class NoOutlet: ClientOutlet { func event(_ line: String) {} }
+let pathInProcess: [StageTimes] = try want("path") ? {
+    guard case .success(let id) = core.connect(credentials: nil, outlet: NoOutlet()) else { fatalError("could not connect in-process") }
+    return try RequestPath.run(RequestPath.inProcess(core, id), iterations: quick ? 50 : 300)
+}() : []
 // player.start → write through the Swift CoreHaptics library and through the raw socket.
 let startToWrite = want("library")
     ? try compareSwiftLibrary(socketPath: socketPath, client: client, iterations: quick ? 50 : 300) { writes.lastWrite } : (raw: [], library: [])
@@ -275,6 +281,7 @@ if json {
         "clock_nanosleep_floor_lateness": {"p50": \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.floor.lateness, 0.99) * 1e6))}}, \
         "idle_wakeups": \(f(cmp.idleWakeups, 0)), "rss_mb": \(f(rssAfter, 1))}, \
         "pulses": [\(pulses.map { "{\"profile\": \"\($0.profile)\", \"interval_ms\": \(f($0.interval * 1000)), \"sent\": \($0.sent), \"written\": \($0.written), \"lost\": \($0.sent - $0.written), \"shortest_on_time_ms\": \($0.shortestOnTime.isFinite ? f($0.shortestOnTime * 1000) : "null")}" }.joined(separator: ", "))], \
+        "request_path_in_process_us": {\(pathInProcess.map { t in "\"\(t.name)\": {\"command_to_write\": {\"p50\": \(f(percentile(t.toWrite, 0.5))), \"p99\": \(f(percentile(t.toWrite, 0.99)))}, \"stages\": [\(zip(t.stageList, t.stages).map { "{\"stage\": \"\($0.0.label)\", \"p50\": \(f(percentile($0.1, 0.5))), \"p99\": \(f(percentile($0.1, 0.99)))}" }.joined(separator: ", "))]}" }.joined(separator: ", "))}, \
         "request_path_us": {\(path.map { t in "\"\(t.name)\": {\"command_to_write\": {\"p50\": \(f(percentile(t.toWrite, 0.5))), \"p99\": \(f(percentile(t.toWrite, 0.99)))}, \"round_trip\": {\"p50\": \(f(percentile(t.roundTrip, 0.5))), \"p99\": \(f(percentile(t.roundTrip, 0.99)))}, \"stages\": [\(zip(RequestPath.stages, t.stages).map { "{\"stage\": \"\($0.0.label)\", \"p50\": \(f(percentile($0.1, 0.5))), \"p99\": \(f(percentile($0.1, 0.99)))}" }.joined(separator: ", "))]}" }.joined(separator: ", "))}, \
         "waveform_cpu_percent_8_players_48khz": \(f(waveformCPU, 3))}
         """)
@@ -292,13 +299,14 @@ if json {
     print("  player.start → write  raw socket p50 \(f(percentile(startToWrite.raw, 0.5))) µs p99 \(f(percentile(startToWrite.raw, 0.99))) µs; Swift CoreHaptics p50 \(f(percentile(startToWrite.library, 0.5))) µs p99 \(f(percentile(startToWrite.library, 0.99))) µs")
     print("  waveforms          8 players at 48 kHz in 5 ms blocks: CPU \(f(waveformCPU, 3)) % of one core")
     print("  requests/s         one client: \(f(sequentialRate, 0)) sequential, \(f(pipelinedRate, 0)) pipelined (100 per write)")
-    if !path.isEmpty {
+    let paths: [(String, [StageTimes])] = [("through the socket", path), ("in-process, DaemonCore.handle on the calling thread", pathInProcess)]
+    for (title, path) in paths where !path.isEmpty {
         print("")
-        print("request path, µs p50 / p99 per stage (\(path.map { "\($0.name): \($0.toWrite.count) samples" }.joined(separator: ", ")))")
+        print("request path \(title), µs p50 / p99 / min per stage (\(path.map { "\($0.name): \($0.toWrite.count) samples" }.joined(separator: ", ")))")
         print("  " + "stage".padding(toLength: 28, withPad: " ", startingAt: 0) + path.map { $0.name.padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
-        for (k, stage) in RequestPath.stages.enumerated() {
+        for (k, stage) in path[0].stageList.enumerated() {
             print("  " + stage.label.padding(toLength: 28, withPad: " ", startingAt: 0)
-                + path.map { "\(f(percentile($0.stages[k], 0.5))) / \(f(percentile($0.stages[k], 0.99)))".padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
+                + path.map { "\(f(percentile($0.stages[k], 0.5))) / \(f(percentile($0.stages[k], 0.99))) / \(f($0.stages[k].min() ?? 0))".padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
         }
         print("  " + "command → write".padding(toLength: 28, withPad: " ", startingAt: 0)
             + path.map { "\(f(percentile($0.toWrite, 0.5))) / \(f(percentile($0.toWrite, 0.99)))".padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
