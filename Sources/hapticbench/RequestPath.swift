@@ -14,6 +14,14 @@ struct StageTimes {
     var toWrite: [Double]
     /// Client send → the reply read by the client.
     var roundTrip: [Double]
+    /// Minor page faults of the whole process per command (getrusage).
+    var pageFaults = 0.0
+}
+
+func minorFaults() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return usage.ru_minflt
 }
 
 enum RequestPath {
@@ -36,7 +44,7 @@ enum RequestPath {
 
     /// The stages of a line handed to `DaemonCore.handle` in this thread, without the socket: the
     /// CPU cost of parsing, decoding, running and answering, without NIO's wakeups.
-    static let inProcessStages = Array(stages[2...9])
+    static let inProcessStages = Array(stages[2...8]) + [("reply encode", nil)]
 
     /// How a line reaches the daemon: through the socket, or straight into `DaemonCore.handle`.
     struct Sender {
@@ -62,9 +70,11 @@ enum RequestPath {
             usleep(25_000)
             let line = command(i)
             RequestProbe.reset()
+            let faults0 = minorFaults()
             let t0 = RequestProbe.now()
             let reply = try sender.send(line)
             let t1 = RequestProbe.now()
+            r.pageFaults += Double(minorFaults() - faults0) / Double(iterations)
             guard reply.contains(#""ok":true"#) else { fatalError("\(name) failed during the benchmark: \(reply)") }
             let marks = RequestProbe.snapshot()
             var previous = t0
@@ -82,6 +92,29 @@ enum RequestPath {
             r.roundTrip.append(Double(t1 - t0) / 1e3)
         }
         return r
+    }
+
+    /// The three commands back to back in-process, `iterations` times, no pauses (most plays are then
+    /// held by the pacer: the parsing, decoding, dispatch and replies are what runs) — for a profiler
+    /// (`perf record`, `valgrind --tool=callgrind`): `hapticbench --only pathprofile`.
+    static func profile(_ core: DaemonCore, _ id: ClientID, iterations: Int) -> Double {
+        let click = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":0.002}}]}"#
+        let hum = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","Time":0,"EventDuration":1000}}]}"#
+        let created = core.handle(line: #"{"id":10,"cmd":"player.create","pattern":\#(hum)}"#, from: id)
+        guard let range = created.range(of: #""player":"#), let player = Int(created[range.upperBound...].prefix { $0.isNumber }) else {
+            fatalError("player.create failed: \(created)")
+        }
+        _ = core.handle(line: #"{"id":11,"cmd":"player.start","player":\#(player)}"#, from: id)
+        let t0 = RequestProbe.now()
+        for i in 0..<iterations {
+            _ = core.handle(line: #"{"id":2,"cmd":"play","pattern":\#(click)}"#, from: id)
+            _ = core.handle(line: #"{"id":4,"cmd":"rumble","strong":\#(i % 2 == 0 ? 0.8 : 0.6),"weak":0.3,"duration":0.5}"#, from: id)
+            _ = core.handle(line: #"{"id":12,"cmd":"player.send_parameters","player":\#(player),"parameters":{"intensity":\#(i % 2 == 0 ? 0.5 : 0.9)}}"#, from: id)
+        }
+        let perCommand = Double(RequestProbe.now() - t0) / 1e3 / Double(3 * iterations)
+        _ = core.handle(line: #"{"id":13,"cmd":"player.destroy","player":\#(player)}"#, from: id)
+        _ = core.handle(line: #"{"id":3,"cmd":"stop_all"}"#, from: id)
+        return perCommand
     }
 
     static func run(_ sender: Sender, iterations: Int) throws -> [StageTimes] {

@@ -9,7 +9,7 @@ import Logging
 
 let json = CommandLine.arguments.contains("--json")
 let quick = CommandLine.arguments.contains("--quick")  // shorter runs, for a smoke test
-let sections = ["render", "loop", "socket", "path", "library", "waveform", "event", "pulses"]
+let sections = ["render", "loop", "socket", "path", "library", "waveform", "event", "pulses", "pathprofile"]
 if CommandLine.arguments.contains("--help") {
     print("usage: hapticbench [--json] [--quick] [--only SECTION,...]   (run from the repository root)")
     print("  render loop: tick lateness, render cost, CPU, idle wakeups, RSS; socket: round trip, command-to-write, requests/s;")
@@ -25,7 +25,7 @@ let only: Set<String>? = CommandLine.arguments.firstIndex(of: "--only").map { i 
     for name in chosen where !sections.contains(name) { fatalError("unknown section \(name); sections: \(sections)") }
     return chosen
 }
-func want(_ section: String) -> Bool { only?.contains(section) ?? true }
+func want(_ section: String) -> Bool { only?.contains(section) ?? (section != "pathprofile") }
 
 final class Samples: @unchecked Sendable {
     // @unchecked Sendable: appended only under the render loop's lock, read after the loop went quiet
@@ -235,6 +235,11 @@ let pathInProcess: [StageTimes] = try want("path") ? {
     guard case .success(let id) = core.connect(credentials: nil, outlet: NoOutlet()) else { fatalError("could not connect in-process") }
     return try RequestPath.run(RequestPath.inProcess(core, id), iterations: quick ? 50 : 300)
 }() : []
+if want("pathprofile") {
+    guard case .success(let id) = core.connect(credentials: nil, outlet: NoOutlet()) else { fatalError("could not connect in-process") }
+    let n = quick ? 2000 : 20000
+    print("pathprofile: \(n) × (play, rumble, player.send_parameters) in-process, hot: \(f(RequestPath.profile(core, id, iterations: n), 2)) µs per command")
+}
 // player.start → write through the Swift CoreHaptics library and through the raw socket.
 let startToWrite = want("library")
     ? try compareSwiftLibrary(socketPath: socketPath, client: client, iterations: quick ? 50 : 300) { writes.lastWrite } : (raw: [], library: [])
@@ -312,6 +317,8 @@ if json {
             + path.map { "\(f(percentile($0.toWrite, 0.5))) / \(f(percentile($0.toWrite, 0.99)))".padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
         print("  " + "round trip".padding(toLength: 28, withPad: " ", startingAt: 0)
             + path.map { "\(f(percentile($0.roundTrip, 0.5))) / \(f(percentile($0.roundTrip, 0.99)))".padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
+        print("  " + "minor page faults/command".padding(toLength: 28, withPad: " ", startingAt: 0)
+            + path.map { f($0.pageFaults, 2).padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
     }
     print("")
     print("event-driven loop vs fixed 4 ms tick vs bare clock_nanosleep loop at 4 ms")
