@@ -9,13 +9,14 @@ import Logging
 
 let json = CommandLine.arguments.contains("--json")
 let quick = CommandLine.arguments.contains("--quick")  // shorter runs, for a smoke test
-let sections = ["render", "loop", "socket", "path", "library", "waveform", "event", "pulses", "pathprofile"]
+let sections = ["render", "loop", "socket", "path", "library", "waveform", "event", "pulses", "pathprofile", "onset"]
 if CommandLine.arguments.contains("--help") {
-    print("usage: hapticbench [--json] [--quick] [--only SECTION,...]   (run from the repository root)")
+    print("usage: hapticbench [--json] [--quick] [--only SECTION,...] [--nice N]   (run from the repository root)")
     print("  render loop: tick lateness, render cost, CPU, idle wakeups, RSS; socket: round trip, command-to-write, requests/s;")
     print("  the request path stage by stage; event-driven loop against the fixed tick and a bare nanosleep floor:")
     print("  wakeups, writes, CPU, onset error, per pattern")
-    print("  sections: \(sections.joined(separator: ", ")) (default: all; the figures of a section not run print as 0)")
+    print("  sections: \(sections.joined(separator: ", ")) (default: all but pathprofile and onset, the latter a part of event run alone)")
+    print("  --nice N: the whole process at nice N, as the service runs (Nice=-5)")
     exit(0)
 }
 /// `--only render,socket`: just those sections.
@@ -25,7 +26,13 @@ let only: Set<String>? = CommandLine.arguments.firstIndex(of: "--only").map { i 
     for name in chosen where !sections.contains(name) { fatalError("unknown section \(name); sections: \(sections)") }
     return chosen
 }
-func want(_ section: String) -> Bool { only?.contains(section) ?? (section != "pathprofile") }
+/// `--nice N`: the whole benchmark (the daemon's threads and the client alike) at nice N, as the
+/// service runs hapticd (`Nice=-5` in systemd/hapticd.service); needs the privilege to lower it.
+if let i = CommandLine.arguments.firstIndex(of: "--nice") {
+    guard i + 1 < CommandLine.arguments.count, let nice = Int32(CommandLine.arguments[i + 1]) else { fatalError("--nice needs a number") }
+    guard setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) == 0 else { fatalError("setpriority(\(nice)) failed: errno \(errno)") }
+}
+func want(_ section: String) -> Bool { only?.contains(section) ?? (section != "pathprofile" && section != "onset") }
 
 final class Samples: @unchecked Sendable {
     // @unchecked Sendable: appended only under the render loop's lock, read after the loop went quiet
@@ -251,7 +258,8 @@ let waveformCPU = want("waveform") ? waveformCost(players: 8, seconds: quick ? 2
 
 // The event-driven loop against the fixed tick and the nanosleep floor.
 let patternDirectories = ["config/patterns", "../shared/ahap/apple-unityplugins"]
-let cmp = want("event") ? compareLoops(quick: quick, patternDirectories: patternDirectories) : LoopComparison()
+let cmp = want("event") ? compareLoops(quick: quick, patternDirectories: patternDirectories)
+    : want("onset") ? compareLoops(quick: quick, patternDirectories: patternDirectories, onsetsOnly: true) : LoopComparison()
 let pulses = want("pulses") ? pulseLosses(quick: quick) : []
 let rssAfter = rssMB()
 
@@ -329,6 +337,7 @@ if json {
     print("  8 × heartbeat      CPU event \(f(cmp.heartbeat8Event.cpuPercent, 3)) %, fixed \(f(cmp.heartbeat8Fixed.cpuPercent, 3)) % (ratio \(f(cmp.heartbeat8Event.cpuPercent / max(cmp.heartbeat8Fixed.cpuPercent, 1e-9), 2)))")
     print("  64 × busy          CPU event \(f(cmp.busy64Event.cpuPercent, 3)) %, fixed \(f(cmp.busy64Fixed.cpuPercent, 3)) %")
     print("  transient onset    event p50 \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetEvent, 0.99) * 1e6)) µs; fixed p50 \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetFixed, 0.99) * 1e6)) µs")
+    print("                     event loop's firings: late by p50 \(f(percentile(cmp.onsetFiringLateness, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetFiringLateness, 0.99) * 1e6)) µs (\(cmp.onsetFiringLateness.count))")
     print("                     nanosleep floor lateness p50 \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.floor.lateness, 0.99) * 1e6)) µs")
     print("  idle               \(f(cmp.idleWakeups, 0)) wakeups; RSS \(f(rssAfter, 1)) MB")
     print("  per pattern        file: event wakeups/writes (ratio) | fixed wakeups/writes")
