@@ -505,6 +505,17 @@ private final class RenderThread: @unchecked Sendable {
     private func run() {
         // The name shows in top -H, perf and /proc (at most 15 bytes).
         _ = String(decoding: name.utf8.prefix(15), as: UTF8.self).withCString { hapticd_set_thread_name($0) }
+        // The priority libdispatch gave the user-interactive queue the loop ran on before (-4), or
+        // better: the highest RLIMIT_NICE grants without privileges. Under the service (Nice=-5,
+        // LimitNICE=-5) that is -5, whichever thread — a default-QoS worker at 0, say — made the
+        // loop; with no such limit (a shell, the tests) nothing changes. Linux: this thread only.
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(__RLIMIT_NICE.rawValue), &limit) == 0 {
+            let highest = max(-20, 20 - Int32(clamping: limit.rlim_cur))
+            if highest < getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) {
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, highest)
+            }
+        }
         started.lock()
         started.unlock(withValue: 1)
         var expirations: UInt64 = 0
