@@ -39,8 +39,9 @@ public enum RenderMode: String, Sendable, CaseIterable {
 /// wake the thread: it sleeps on through a later deadline and wakes at an earlier one by itself. A
 /// condition variable would have to wake the thread (a context switch) for every deadline a command
 /// brings forward; libdispatch, which the loop used before, woke its manager thread (timerfd, epoll)
-/// and then handed the handler to a worker thread — ~70 µs at the median, ~90 µs at p99 and 1.75 %
-/// of a core for an empty 4 ms timer on the build machine (docs/benchmarks.md).
+/// and then handed the handler to a worker thread: its firings were 70 µs late at the median where
+/// this thread's are ~40 µs, an empty 4 ms timer cost 1.75 % of a core on the build machine, and
+/// re-arming it from a command ~22 µs (docs/benchmarks.md).
 ///
 /// - `event` mode (default): the timer is armed one-shot for the earliest time any pad's output can
 ///   change (`PadPipeline.nextWakeup(now:)`), so an event starts at its own time — its error is only
