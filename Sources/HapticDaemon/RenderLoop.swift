@@ -468,12 +468,13 @@ public final class RenderLoop: @unchecked Sendable {
 /// timerfd stays open until both are done with it.
 private final class RenderThread: @unchecked Sendable {
     // @unchecked Sendable: `fd` and `name` never change; `loop` is written once, before the thread
-    // starts (pthread_create orders it); `handle` is written by `start` in the loop's init and read
-    // by `stop`, called by the loop's owner (ordered by however the loop reached it) or by its
-    // deinit; `stopping` and `started` are locks. `timerfd_settime` may be called from any thread.
+    // starts (pthread_create orders it); `handle` is written and read under `started`'s lock;
+    // `stopping` and `started` are locks. `timerfd_settime` may be called from any thread.
     private let fd: Int32
     private let name: String
-    /// Valid while the thread runs: the loop's deinit joins the thread before it returns.
+    /// Valid while the thread runs: the loop's deinit joins the thread before it returns. (So
+    /// nothing the loop calls under its lock — an event handler, a sink — may drop the last
+    /// reference to the loop: no entry point may, as its caller holds one.)
     private var loop: Unmanaged<RenderLoop>?
     private var handle: pthread_t?
     private let stopping = ManagedFlag()
@@ -497,7 +498,9 @@ private final class RenderThread: @unchecked Sendable {
             return nil
         }, Unmanaged.passRetained(self).toOpaque())
         precondition(rc == 0, "pthread_create failed: \(rc)")
+        started.lock()
         handle = t
+        started.unlock()
         // The loop exists once its thread does (named: top -H, perf and the tests see it).
         started.lock(whenValue: 1)
         started.unlock()
@@ -550,6 +553,9 @@ private final class RenderThread: @unchecked Sendable {
     func stop() {
         guard stopping.set() else { return }
         arm(at: 1)  // long past: the read returns at once
+        started.lock()
+        let handle = self.handle
+        started.unlock()
         guard let handle else { return }
         if pthread_equal(handle, pthread_self()) != 0 {
             pthread_detach(handle)
