@@ -291,7 +291,8 @@ if json {
         "busy_64_cpu_percent": {"event": \(f(cmp.busy64Event.cpuPercent, 3)), "fixed": \(f(cmp.busy64Fixed.cpuPercent, 3))}, \
         "onset_error_us": {"event": {"p50": \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetEvent, 0.99) * 1e6))}, \
         "fixed": {"p50": \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetFixed, 0.99) * 1e6))}, \
-        "clock_nanosleep_floor_lateness": {"p50": \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.floor.lateness, 0.99) * 1e6))}}, \
+        "clock_nanosleep_floor_lateness": {"p50": \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.floor.lateness, 0.99) * 1e6))}, \
+        "event_firing_lateness": {"p50": \(f(percentile(cmp.onsetFiringLateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetFiringLateness, 0.99) * 1e6))}}, \
         "idle_wakeups": \(f(cmp.idleWakeups, 0)), "rss_mb": \(f(rssAfter, 1))}, \
         "pulses": [\(pulses.map { "{\"profile\": \"\($0.profile)\", \"interval_ms\": \(f($0.interval * 1000)), \"sent\": \($0.sent), \"written\": \($0.written), \"lost\": \($0.sent - $0.written), \"shortest_on_time_ms\": \($0.shortestOnTime.isFinite ? f($0.shortestOnTime * 1000) : "null")}" }.joined(separator: ", "))], \
         "request_path_in_process_us": {\(pathInProcess.map { t in "\"\(t.name)\": {\"command_to_write\": {\"p50\": \(f(percentile(t.toWrite, 0.5))), \"p99\": \(f(percentile(t.toWrite, 0.99)))}, \"stages\": [\(zip(t.stageList, t.stages).map { "{\"stage\": \"\($0.0.label)\", \"p50\": \(f(percentile($0.1, 0.5))), \"p99\": \(f(percentile($0.1, 0.99)))}" }.joined(separator: ", "))]}" }.joined(separator: ", "))}, \
