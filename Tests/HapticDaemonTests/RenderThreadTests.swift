@@ -22,14 +22,17 @@ private func threads(named name: String) -> Int {
 
 /// Records, for every write, the name of the thread that made it and when.
 final class ThreadRecordingSink: MotorSink, @unchecked Sendable {
-    // @unchecked Sendable: `writes` is appended under the render loop's lock and read by the test after
-    // `waitFor` returned, which synchronises through the semaphore.
-    private(set) var writes: [(thread: String, time: Double, write: Pacer.Write)] = []
+    // @unchecked Sendable: the writes are behind `lock` (the render thread appends while `waitFor`
+    // reads).
+    private var recorded: [(thread: String, time: Double, write: Pacer.Write)] = []
+    private let lock = NSLock()
+    var writes: [(thread: String, time: Double, write: Pacer.Write)] { lock.withLock { recorded } }
     private let signal = DispatchSemaphore(value: 0)
     private let clock = MonotonicClock()
 
     func apply(_ write: Pacer.Write) throws(DeviceError) {
-        writes.append((currentThreadName(), clock.now, write))
+        let entry = (currentThreadName(), clock.now, write)
+        lock.withLock { recorded.append(entry) }
         signal.signal()
     }
 
