@@ -63,10 +63,12 @@ let package = Package(
         // Bounded, EINTR-safe reads (files, pipes, sockets, inotify) through swift-system's FileDescriptor.
         .target(name: "BoundedIO", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "HapticProtocol", dependencies: ["HapticCore"]),
+        // timerfd(2) and a thread name for the render loop's own thread (a header only: both are in libc).
+        .systemLibrary(name: "CRenderThread", path: "Sources/CRenderThread"),
         .target(
             name: "HapticDaemon",
             dependencies: [
-                "HapticCore", "Evdev", "Hidraw", "HapticProtocol", "BoundedIO",
+                "HapticCore", "Evdev", "Hidraw", "HapticProtocol", "BoundedIO", "CRenderThread",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

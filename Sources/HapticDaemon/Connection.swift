@@ -77,6 +77,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        RequestProbe.mark(.read)
         guard client != nil, !closing else { return }
         var bytes = unwrapInboundIn(data)
         framer.append(&bytes)
@@ -168,9 +169,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     private func answer(_ items: [InboundLine], _ client: ClientID, _ outlet: ChannelOutlet) {
+        RequestProbe.mark(.framed)
         var lines: [String] = []
         for case .line(let line) in items { lines.append(line) }
         var replies = (lines.isEmpty ? [] : core.handle(lines: lines, from: client)).makeIterator()
+        RequestProbe.mark(.encoded)
         for item in items {
             switch item {
             case .line:
@@ -180,6 +183,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                     .limitExceeded, "request line longer than \(limits.maxLineBytes) bytes (limits.max_line_bytes)")), flush: false)
             }
         }
+        RequestProbe.mark(.queued)
     }
 
     /// The client finished sending (e.g. `socat` after its input ended): answer what is pending, write

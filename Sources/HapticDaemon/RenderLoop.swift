@@ -1,5 +1,6 @@
-import Dispatch
+import CRenderThread
 import Evdev
+import Glibc
 import HapticCore
 import NIOConcurrencyHelpers
 
@@ -28,9 +29,19 @@ public enum RenderMode: String, Sendable, CaseIterable {
     case fixed
 }
 
-/// The real-time heart of the daemon: one lock owns every pad's engine, pipeline and sink; one
-/// `DispatchSourceTimer` on absolute deadlines renders, mixes, paces and writes them (its handler
-/// runs on `queue` and takes the lock, as every entry point does).
+/// The real-time heart of the daemon: one lock owns every pad's engine, pipeline and sink; the loop's
+/// own thread sleeps until the next absolute deadline and then, on that same thread, takes the lock
+/// and renders, mixes, paces and writes them — no hand-off between the timer and the ioctl.
+///
+/// The thread blocks in `read` on a `timerfd` (CLOCK_MONOTONIC, absolute deadlines): the kernel
+/// wakes it straight at the deadline, as `clock_nanosleep` would. Entry points that change the next
+/// deadline re-program the timerfd (`timerfd_settime`, one system call under the lock) and need not
+/// wake the thread: it sleeps on through a later deadline and wakes at an earlier one by itself. A
+/// condition variable would have to wake the thread (a context switch) for every deadline a command
+/// brings forward; libdispatch, which the loop used before, woke its manager thread (timerfd, epoll)
+/// and then handed the handler to a worker thread: its firings were 70 µs late at the median where
+/// this thread's are ~40 µs, an empty 4 ms timer cost 1.75 % of a core on the build machine, and
+/// re-arming it from a command ~22 µs (docs/benchmarks.md).
 ///
 /// - `event` mode (default): the timer is armed one-shot for the earliest time any pad's output can
 ///   change (`PadPipeline.nextWakeup(now:)`), so an event starts at its own time — its error is only
@@ -40,12 +51,13 @@ public enum RenderMode: String, Sendable, CaseIterable {
 ///   not replayed); otherwise it is armed for the next scheduled command, idle shutdown or refresh.
 /// - In both, nothing to do means the timer is disarmed: zero wakeups while idle, and a command that
 ///   starts something renders and writes the first frame at once.
+/// - `shutdown()` (and deinit) end the thread: it is joined, so no firing outlives the call.
 public final class RenderLoop: @unchecked Sendable {
     // @unchecked Sendable: every stored property below `lock` is read and written only while `lock`
-    // is held (every entry point takes it, the timer's handler too); what crosses in or out is
-    // Sendable.
-    /// The timer's queue: its handler runs here, and takes `lock` like every other entry point.
-    public let queue: DispatchQueue
+    // is held (every entry point takes it, the render thread's firing too); what crosses in or out is
+    // Sendable. `thread` is itself thread-safe (RenderThread).
+    /// The loop's own thread and its timerfd.
+    private let thread: RenderThread
     /// Owns the loop's state. A lock rather than `queue.sync`: a serial queue hands itself to the
     /// next waiter in order, so two socket threads that each take it many times a second formed a
     /// convoy — each release woke the other thread, which had to be scheduled before either could
@@ -77,15 +89,18 @@ public final class RenderLoop: @unchecked Sendable {
     private var order: [(PadID, Pad)] = []
     /// Pads a `perform` body reached through its `PadAccess` (under `lock` only).
     fileprivate var touched: [PadID] = []
-    private var timer: DispatchSourceTimer!
-    /// The absolute deadline (uptime ns) the timer is armed for; nil when disarmed.
+    /// The absolute deadline (CLOCK_MONOTONIC ns) the timer is armed for; nil when disarmed. While
+    /// ticking (`fixed`), the first grid point (the thread computes the later ones).
     private var armedDeadline: UInt64?
     private var ticking = false
     private var tickBase: UInt64 = 0
     private var tickIndex: UInt64 = 0
     private var eventHandler: (@Sendable (LoopEvent) -> Void)?
-    /// Timer handler invocations (for the benchmark and tests).
-    public private(set) var wakeups = 0
+    private var fires = 0
+    /// Shut down: the thread has ended, nothing is armed again.
+    private var stopped = false
+    /// Timer firings that rendered (for the benchmark and tests).
+    public var wakeups: Int { lock.withLock { fires } }
     /// Hook for measuring each tick's render+mix+pace+write cost and lateness (benchmark).
     public var tickObserver: (@Sendable (_ lateness: Double, _ cost: Double) -> Void)?
 
@@ -96,18 +111,11 @@ public final class RenderLoop: @unchecked Sendable {
         self.mode = mode
         self.period = period
         self.clock = clock
-        queue = DispatchQueue(label: label, qos: .userInteractive)
-        let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            lock.withLock { fire() }
-        }
-        timer.schedule(deadline: .distantFuture)
-        timer.resume()
-        self.timer = timer
+        thread = RenderThread(name: label)
+        thread.start(self)
     }
 
-    deinit { timer?.cancel() }
+    deinit { thread.stop() }
 
     /// Receives engine and device events (called under the loop's lock: keep it short, hop elsewhere).
     public func setEventHandler(_ handler: (@Sendable (LoopEvent) -> Void)?) {
@@ -186,10 +194,13 @@ public final class RenderLoop: @unchecked Sendable {
                 }
             }
             pads = [:]
-            timer.schedule(deadline: .distantFuture)
+            thread.disarm()
             armedDeadline = nil
             ticking = false
+            stopped = true
         }
+        // Outside the lock: the thread may be waiting for it to render one last firing.
+        thread.stop()
     }
 
     public var padIDs: [PadID] { lock.withLock { order.map(\.0) } }
@@ -261,7 +272,10 @@ public final class RenderLoop: @unchecked Sendable {
     /// the render queue back and forth, each a futex wake-up — were a quarter of the daemon's time
     /// (docs/robustness.md §2).
     public func performSteps<T>(_ body: (inout Steps) throws -> T) rethrows -> T {
-        try lock.withLock {
+        RequestProbe.mark(.lockRequested)
+        defer { RequestProbe.mark(.unlocked) }
+        return try lock.withLock {
+            RequestProbe.mark(.locked)
             var steps = Steps(loop: self)
             defer { steps.finish() }
             return try body(&steps)
@@ -280,6 +294,7 @@ public final class RenderLoop: @unchecked Sendable {
         public mutating func perform<T>(ticking: Bool, _ body: (PadAccess) throws -> T) rethrows -> T {
             loop.touched.removeAll(keepingCapacity: true)
             let result = try body(PadAccess(loop: loop))
+            RequestProbe.mark(.dispatched)
             if ticking {
                 // Only the pads the body reached: the others' output cannot have changed (a command
                 // on one pad used to render every pad's players — most of a busy daemon's time
@@ -296,6 +311,7 @@ public final class RenderLoop: @unchecked Sendable {
             guard let now = renderedAt else { return }
             renderedAt = nil
             loop.rearm(renderedAt: now)
+            RequestProbe.mark(.rearmed)
         }
     }
 
@@ -323,6 +339,8 @@ public final class RenderLoop: @unchecked Sendable {
     private func tick(_ id: PadID, _ pad: Pad, now: Double, timer: Bool = false) {
         guard let write = pad.pipeline.tick(sampleBefore: mode == .event, timer: timer) else { return }
         guard let sink = pad.sink else { return }
+        if !timer { RequestProbe.mark(.rendered) }
+        defer { if !timer { RequestProbe.mark(.written) } }
         do {
             try sink.apply(write)
             if case .set(let m) = write { emit(.wrote(pad: id, time: now, value: m)) }
@@ -339,27 +357,46 @@ public final class RenderLoop: @unchecked Sendable {
         }
     }
 
-    private func fire() {
-        wakeups += 1
-        let startNs = DispatchTime.now().uptimeNanoseconds
-        // The deadline this firing was for: while ticking, the grid point the repeating timer reached
-        // (it reports how many periods elapsed, missed ones included); otherwise the one-shot's.
-        let deadline: UInt64?
-        if ticking && mode == .fixed {
-            tickIndex += max(1, UInt64(timer.data))
-            deadline = tickBase + tickIndex * MonotonicClock.nanoseconds(period)
-        } else {
-            deadline = armedDeadline
-            // A one-shot is spent once it fired: whatever comes next must be armed again, even for
-            // the same deadline (a timer that fired a hair early would otherwise never fire again).
-            armedDeadline = nil
+    /// The render thread's timerfd expired: render and write, on this thread, if a deadline is due.
+    /// An expiry can be stale — a command re-armed the timerfd between the thread's wakeup and its
+    /// taking the lock — so the deadline is checked against the clock, not assumed.
+    fileprivate func timerExpired() {
+        lock.withLock {
+            guard !stopped else { return }
+            let startNs = MonotonicClock.nowNanoseconds
+            // The deadline this firing is for: while ticking, the last grid point reached (missed
+            // ones are not replayed); otherwise the one-shot's.
+            let deadline: UInt64
+            if ticking && mode == .fixed {
+                let periodNs = MonotonicClock.nanoseconds(period)
+                guard startNs >= tickBase, (startNs - tickBase) / periodNs > tickIndex else { return }
+                tickIndex = (startNs - tickBase) / periodNs
+                deadline = tickBase + tickIndex * periodNs
+            } else {
+                guard let armed = armedDeadline else { return }  // disarmed since it expired
+                guard startNs >= armed else {
+                    // Re-armed for later since it expired: the timerfd holds that deadline already.
+                    // (Set again all the same: a one-shot that fired a hair early must not be lost.)
+                    thread.arm(at: armed)
+                    return
+                }
+                // A one-shot is spent once it fired: whatever comes next is armed again, even for
+                // the same deadline.
+                armedDeadline = nil
+                deadline = armed
+            }
+            fire(startNs: startNs, deadline: deadline)
         }
-        let lateness = deadline.map { Double(Int64(startNs) - Int64($0)) / 1e9 } ?? 0
+    }
+
+    private func fire(startNs: UInt64, deadline: UInt64) {
+        fires += 1
+        let lateness = Double(Int64(bitPattern: startNs &- deadline)) / 1e9
         let now = Double(startNs) / 1e9
         for (id, pad) in order { tick(id, pad, now: now, timer: true) }
         rearm(renderedAt: now)
         if let observer = tickObserver {
-            observer(lateness, Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9)
+            observer(lateness, Double(MonotonicClock.nowNanoseconds - startNs) / 1e9)
         }
     }
 
@@ -376,28 +413,26 @@ public final class RenderLoop: @unchecked Sendable {
             if let w = pad.pipeline.nextWakeup(now: now) { next = min(next ?? w, w) }
         }
         if let next {
-            arm(max(MonotonicClock.nanoseconds(next) &+ 1_000, DispatchTime.now().uptimeNanoseconds))
+            arm(max(MonotonicClock.nanoseconds(next) &+ 1_000, MonotonicClock.nowNanoseconds))
         } else if armedDeadline != nil {
-            timer.schedule(deadline: .distantFuture)
+            thread.disarm()
             armedDeadline = nil
         }
     }
 
     /// While anything plays or waits for a pad: one repeating timer on the grid
-    /// `tickBase + k·period` (libdispatch keeps repeats on the original grid: no drift; it is set
-    /// once, not per tick, which is what keeps a tick cheap). Otherwise a one-shot for the earliest
+    /// `tickBase + k·period` (the timerfd's interval keeps repeats on the original grid: no drift; it
+    /// is set once, not per tick, which is what keeps a tick cheap). Otherwise a one-shot for the earliest
     /// wakeup any pad asks for, or nothing at all.
     private func rearmFixed() {
         if order.contains(where: { $0.1.pipeline.needsTicks }) {
             if !ticking {
                 ticking = true
                 let periodNs = MonotonicClock.nanoseconds(period)
-                tickBase = DispatchTime.now().uptimeNanoseconds
+                tickBase = MonotonicClock.nowNanoseconds
                 tickIndex = 0
                 armedDeadline = tickBase + periodNs
-                timer.schedule(
-                    deadline: DispatchTime(uptimeNanoseconds: tickBase + periodNs),
-                    repeating: .nanoseconds(Int(clamping: periodNs)), leeway: .nanoseconds(0))
+                if !stopped { thread.arm(at: tickBase + periodNs, every: periodNs) }
             }
             return
         }
@@ -408,9 +443,9 @@ public final class RenderLoop: @unchecked Sendable {
             if let w = pad.pipeline.nextWakeup { next = min(next ?? w, w) }
         }
         if let next {
-            arm(max(MonotonicClock.nanoseconds(next), DispatchTime.now().uptimeNanoseconds), force: wasTicking)
+            arm(max(MonotonicClock.nanoseconds(next), MonotonicClock.nowNanoseconds), force: wasTicking)
         } else if armedDeadline != nil || wasTicking {
-            timer.schedule(deadline: .distantFuture)
+            thread.disarm()
             armedDeadline = nil
         }
     }
@@ -418,6 +453,128 @@ public final class RenderLoop: @unchecked Sendable {
     private func arm(_ deadline: UInt64, force: Bool = false) {
         if armedDeadline == deadline && !force { return }
         armedDeadline = deadline
-        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), repeating: .never, leeway: .nanoseconds(0))
+        if !stopped { thread.arm(at: deadline) }
     }
+}
+
+/// The render loop's thread: it blocks in `read` on a timerfd until the deadline the loop armed, then
+/// calls the loop (`timerExpired`), which takes the loop's lock and renders and writes — the thread
+/// the kernel woke is the one that writes.
+///
+/// The thread does not keep the loop alive: it holds it unretained, and the loop's deinit ends the
+/// thread and joins it before the loop's memory goes (a firing that began just before runs to its
+/// end while deinit waits). So a loop nobody holds is deinitialised as before, never on its own
+/// thread, and its thread is gone when deinit returns. The thread holds this object strongly, so the
+/// timerfd stays open until both are done with it.
+private final class RenderThread: @unchecked Sendable {
+    // @unchecked Sendable: `fd` and `name` never change; `loop` is written once, before the thread
+    // starts (pthread_create orders it); `handle` is written and read under `started`'s lock;
+    // `stopping` and `started` are locks. `timerfd_settime` may be called from any thread.
+    private let fd: Int32
+    private let name: String
+    /// Valid while the thread runs: the loop's deinit joins the thread before it returns. (So
+    /// nothing the loop calls under its lock — an event handler, a sink — may drop the last
+    /// reference to the loop: no entry point may, as its caller holds one.)
+    private var loop: Unmanaged<RenderLoop>?
+    private var handle: pthread_t?
+    private let stopping = ManagedFlag()
+    /// 1 once the thread runs under its name.
+    private let started = ConditionLock(value: 0)
+
+    init(name: String) {
+        fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC))
+        precondition(fd >= 0, "timerfd_create failed: errno \(errno)")
+        self.name = name
+    }
+
+    deinit { close(fd) }
+
+    func start(_ loop: RenderLoop) {
+        self.loop = Unmanaged.passUnretained(loop)
+        var t = pthread_t()
+        let rc = pthread_create(&t, nil, { arg in
+            let thread = Unmanaged<RenderThread>.fromOpaque(arg!).takeRetainedValue()
+            thread.run()
+            return nil
+        }, Unmanaged.passRetained(self).toOpaque())
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+        started.lock()
+        handle = t
+        started.unlock()
+        // The loop exists once its thread does (named: top -H, perf and the tests see it).
+        started.lock(whenValue: 1)
+        started.unlock()
+    }
+
+    private func run() {
+        // The name shows in top -H, perf and /proc (at most 15 bytes).
+        _ = String(decoding: name.utf8.prefix(15), as: UTF8.self).withCString { hapticd_set_thread_name($0) }
+        // The priority libdispatch gave the user-interactive queue the loop ran on before (-4), or
+        // better: the highest RLIMIT_NICE grants without privileges. Under the service (Nice=-5,
+        // LimitNICE=-5) that is -5, whichever thread — a default-QoS worker at 0, say — made the
+        // loop; with no such limit (a shell, the tests) nothing changes. Linux: this thread only.
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(__RLIMIT_NICE.rawValue), &limit) == 0 {
+            let highest = max(-20, 20 - Int32(clamping: limit.rlim_cur))
+            if highest < getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) {
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, highest)
+            }
+        }
+        started.lock()
+        started.unlock(withValue: 1)
+        var expirations: UInt64 = 0
+        while !stopping.isSet {
+            let n = read(fd, &expirations, MemoryLayout<UInt64>.size)
+            if stopping.isSet { return }
+            if n < 0 {
+                guard errno == EINTR else { preconditionFailure("read on the render loop's timerfd failed: errno \(errno)") }
+                continue
+            }
+            // Not retained: a retain here could make this thread the one that drops the last
+            // reference, and run the loop's deinit — which joins this thread — on it.
+            loop?._withUnsafeGuaranteedRef { $0.timerExpired() }
+        }
+    }
+
+    /// One-shot at `deadline` (CLOCK_MONOTONIC ns), or every `period` ns from it (the kernel keeps
+    /// the grid). Replaces whatever was armed.
+    func arm(at deadline: UInt64, every period: UInt64 = 0) {
+        var spec = itimerspec(it_interval: Self.timespec(period), it_value: Self.timespec(max(deadline, 1)))
+        timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+    }
+
+    func disarm() {
+        var spec = itimerspec()
+        timerfd_settime(fd, 0, &spec, nil)
+    }
+
+    /// Ends the thread and waits for it (unless called on it — from an event handler, say — which
+    /// cannot wait for itself: it then ends after the current firing). Idempotent.
+    func stop() {
+        guard stopping.set() else { return }
+        arm(at: 1)  // long past: the read returns at once
+        started.lock()
+        let handle = self.handle
+        started.unlock()
+        guard let handle else { return }
+        if pthread_equal(handle, pthread_self()) != 0 {
+            pthread_detach(handle)
+        } else {
+            pthread_join(handle, nil)
+        }
+    }
+
+    private static func timespec(_ ns: UInt64) -> Glibc.timespec {
+        Glibc.timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
+    }
+}
+
+/// A flag set once, read from any thread (a mutex: read once per wakeup, never contended).
+private final class ManagedFlag: @unchecked Sendable {
+    // @unchecked Sendable: `value` is read and written only under `lock`.
+    private let lock = NIOLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    /// Sets it; false if it was set already.
+    func set() -> Bool { lock.withLock { defer { value = true }; return !value } }
 }

@@ -28,6 +28,8 @@ final class Ended: @unchecked Sendable {
 }
 
 struct LoopRun {
+    /// How late each timer firing began after its deadline, seconds (the loop's own figure).
+    var firingLateness: [Double] = []
     var wakeups = 0
     var writes = 0
     var cpuPercent = 0.0
@@ -38,7 +40,21 @@ struct LoopRun {
 /// ended (or `seconds`, for looping players), and until the last output went out.
 func run(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, seconds: Double? = nil,
          _ body: (HapticEngine) throws -> Void) -> (LoopRun, CountingSink, Double) {
+    runTimed(mode, profile: profile, ends: ends, seconds: seconds) { engine in
+        let start = engine.currentTime
+        try body(engine)
+        return start
+    }
+}
+
+/// `run`, with the start time (the third result) given by `body`: the engine's time at which it
+/// started its player — after making it. (Compiling a pattern of 125 transients took ~90 µs, by
+/// which every onset measured from a time read before it was too late until 2026-11-25.)
+func runTimed(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, seconds: Double? = nil,
+              _ body: (HapticEngine) throws -> Double) -> (LoopRun, CountingSink, Double) {
     let loop = RenderLoop(mode: mode, period: 0.004)
+    let firings = Samples()
+    loop.tickObserver = { lateness, _ in firings.lateness.append(lateness) }
     let sink = CountingSink()
     let ended = Ended()
     loop.setEventHandler { event in
@@ -50,8 +66,7 @@ func run(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, s
     let w0 = loop.wakeups
     var start = 0.0
     _ = loop.withPad(0) { engine, _ in
-        start = engine.currentTime
-        try? body(engine)
+        start = (try? body(engine)) ?? engine.currentTime
     }
     if let seconds {
         usleep(UInt32(seconds * 1e6))
@@ -70,6 +85,7 @@ func run(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, s
     r.wakeups = loop.wakeups - w0
     r.writes = sink.writes.count
     loop.shutdown()
+    r.firingLateness = firings.lateness
     return (r, sink, start)
 }
 
@@ -131,12 +147,20 @@ struct LoopComparison {
     var heartbeat8Event = LoopRun(), heartbeat8Fixed = LoopRun()
     var busy64Event = LoopRun(), busy64Fixed = LoopRun()
     var onsetEvent: [Double] = [], onsetFixed: [Double] = []
+    /// The onset run's timer firings: how late each began (event loop).
+    var onsetFiringLateness: [Double] = []
     var idleWakeups = 0.0
 }
 
-func compareLoops(quick: Bool, patternDirectories: [String]) -> LoopComparison {
+/// `onsetsOnly`: just the transient onsets and the floor (`hapticbench --only onset`).
+func compareLoops(quick: Bool, patternDirectories: [String], onsetsOnly: Bool = false) -> LoopComparison {
     var c = LoopComparison()
     let constantSeconds = quick ? 2.0 : 10.0
+    if onsetsOnly {
+        c.floor = timerFloor(seconds: constantSeconds)
+        measureOnsets(&c, quick: quick)
+        return c
+    }
     let constant = HapticPattern(elements: [.event(.continuous(at: 0, duration: constantSeconds, intensity: 0.7, sharpness: 0.3))])
     c.constantEvent = run(.event) { try $0.start($0.makePlayer(constant)) }.0
     c.constantFixed = run(.fixed) { try $0.start($0.makePlayer(constant)) }.0
@@ -163,15 +187,7 @@ func compareLoops(quick: Bool, patternDirectories: [String]) -> LoopComparison {
     c.heartbeat8Fixed = run(.fixed, seconds: each, looping(heartbeat, 8)).0
     c.busy64Event = run(.event, seconds: each, looping(pattern, 64)).0
     c.busy64Fixed = run(.fixed, seconds: each, looping(pattern, 64)).0
-
-    // Transients 80 ms apart (each pulse over before the next) for 10 s (2 s when quick), alternating
-    // sharp and dull: 125 onsets, so that their p99 is a percentile, not the single worst one.
-    let times = (0..<(quick ? 25 : 125)).map { 0.05 + Double($0) * 0.08 }
-    let clicks = HapticPattern(elements: times.enumerated().map { .event(.transient(at: $1, intensity: 0.9, sharpness: $0 % 2 == 0 ? 1 : 0.2)) })
-    let (_, es, estart) = run(.event) { try $0.start($0.makePlayer(clicks)) }
-    c.onsetEvent = onsetErrors(es, start: estart, times: times)
-    let (_, fs, fstart) = run(.fixed) { try $0.start($0.makePlayer(clicks)) }
-    c.onsetFixed = onsetErrors(fs, start: fstart, times: times)
+    measureOnsets(&c, quick: quick)
 
     // Idle: an event-driven loop with a pad and nothing to play.
     let idle = RenderLoop(mode: .event)
@@ -181,6 +197,24 @@ func compareLoops(quick: Bool, patternDirectories: [String]) -> LoopComparison {
     c.idleWakeups = Double(idle.wakeups - w0)
     idle.shutdown()
     return c
+}
+
+func measureOnsets(_ c: inout LoopComparison, quick: Bool) {
+    // Transients 80 ms apart (each pulse over before the next) for 10 s (2 s when quick), alternating
+    // sharp and dull: 125 onsets, so that their p99 is a percentile, not the single worst one.
+    let times = (0..<(quick ? 25 : 125)).map { 0.05 + Double($0) * 0.08 }
+    let clicks = HapticPattern(elements: times.enumerated().map { .event(.transient(at: $1, intensity: 0.9, sharpness: $0 % 2 == 0 ? 1 : 0.2)) })
+    func startClicks(_ engine: HapticEngine) throws -> Double {
+        let player = engine.makePlayer(clicks)
+        let start = engine.currentTime
+        try engine.start(player)
+        return start
+    }
+    let (onsetRun, es, estart) = runTimed(.event, startClicks)
+    c.onsetEvent = onsetErrors(es, start: estart, times: times)
+    c.onsetFiringLateness = onsetRun.firingLateness
+    let (_, fs, fstart) = runTimed(.fixed, startClicks)
+    c.onsetFixed = onsetErrors(fs, start: fstart, times: times)
 }
 
 /// Issue 26 §1: single `rumble` pulses of 10, 30 and 60 ms on every built-in profile, through the

@@ -9,12 +9,30 @@ import Logging
 
 let json = CommandLine.arguments.contains("--json")
 let quick = CommandLine.arguments.contains("--quick")  // shorter runs, for a smoke test
+let sections = ["render", "loop", "socket", "path", "library", "waveform", "event", "pulses", "pathprofile", "onset"]
 if CommandLine.arguments.contains("--help") {
-    print("usage: hapticbench [--json] [--quick]   (run from the repository root)")
+    print("usage: hapticbench [--json] [--quick] [--only SECTION,...] [--nice N]   (run from the repository root)")
     print("  render loop: tick lateness, render cost, CPU, idle wakeups, RSS; socket: round trip, command-to-write, requests/s;")
-    print("  event-driven loop against the fixed tick and a bare nanosleep floor: wakeups, writes, CPU, onset error, per pattern")
+    print("  the request path stage by stage; event-driven loop against the fixed tick and a bare nanosleep floor:")
+    print("  wakeups, writes, CPU, onset error, per pattern")
+    print("  sections: \(sections.joined(separator: ", ")) (default: all but pathprofile and onset, the latter a part of event run alone)")
+    print("  --nice N: the whole process at nice N, as the service runs (Nice=-5)")
     exit(0)
 }
+/// `--only render,socket`: just those sections.
+let only: Set<String>? = CommandLine.arguments.firstIndex(of: "--only").map { i in
+    guard i + 1 < CommandLine.arguments.count else { fatalError("--only needs a list of sections: \(sections)") }
+    let chosen = Set(CommandLine.arguments[i + 1].split(separator: ",").map(String.init))
+    for name in chosen where !sections.contains(name) { fatalError("unknown section \(name); sections: \(sections)") }
+    return chosen
+}
+/// `--nice N`: the whole benchmark (the daemon's threads and the client alike) at nice N, as the
+/// service runs hapticd (`Nice=-5` in systemd/hapticd.service); needs the privilege to lower it.
+if let i = CommandLine.arguments.firstIndex(of: "--nice") {
+    guard i + 1 < CommandLine.arguments.count, let nice = Int32(CommandLine.arguments[i + 1]) else { fatalError("--nice needs a number") }
+    guard setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) == 0 else { fatalError("setpriority(\(nice)) failed: errno \(errno)") }
+}
+func want(_ section: String) -> Bool { only?.contains(section) ?? (section != "pathprofile" && section != "onset") }
 
 final class Samples: @unchecked Sendable {
     // @unchecked Sendable: appended only under the render loop's lock, read after the loop went quiet
@@ -118,14 +136,20 @@ let idleSeconds = quick ? 1.0 : 3.0
 
 // Render cost per tick.
 let ticks = quick ? 500 : 5000
-let r1 = renderCost(players: 1, ticks: ticks)
-let r8 = renderCost(players: 8, ticks: ticks)
-let r64 = renderCost(players: 64, ticks: ticks)
+var r1 = (p50: 0.0, p99: 0.0), r8 = r1, r64 = r1
+if want("render") {
+    r1 = renderCost(players: 1, ticks: ticks)
+    r8 = renderCost(players: 8, ticks: ticks)
+    r64 = renderCost(players: 64, ticks: ticks)
+}
 
 // Tick lateness on the real loop in fixed mode, 8 players, at 4 ms.
 let loop = RenderLoop(mode: .fixed, period: 0.004)
 loop.addPad(0, sink: SimulatedPad(index: 0), profile: .generic)
 let samples = Samples()
+var cpu8 = 0.0, cpu64 = 0.0, rss = 0.0, idleWakeups = 0.0
+var lateUs: [Double] = []
+if want("loop") {
 loop.tickObserver = { lateness, cost in
     samples.lateness.append(lateness)
     samples.cost.append(cost)
@@ -135,12 +159,12 @@ usleep(UInt32(latenessSeconds * 1e6))
 stopAll(loop)
 loop.tickObserver = nil
 _ = loop.isArmed  // round trip: the observer has stopped
-let lateUs = samples.lateness.map { $0 * 1e6 }
+lateUs = samples.lateness.map { $0 * 1e6 }
 
 // CPU at 8 and 64 players.
-let cpu8 = measureCPU(loop, players: 8, seconds: cpuSecondsEach)
-let cpu64 = measureCPU(loop, players: 64, seconds: cpuSecondsEach)
-let rss = rssMB()
+cpu8 = measureCPU(loop, players: 8, seconds: cpuSecondsEach)
+cpu64 = measureCPU(loop, players: 64, seconds: cpuSecondsEach)
+rss = rssMB()
 
 // Idle wakeups, counted by the timer handler itself, after the last output has gone out.
 var settle = 0
@@ -150,7 +174,9 @@ while loop.isArmed && settle < 1000 {
 }
 let w0 = loop.wakeups
 usleep(UInt32(idleSeconds * 1e6))
-let idleWakeups = Double(loop.wakeups - w0) / idleSeconds
+idleWakeups = Double(loop.wakeups - w0) / idleSeconds
+}
+loop.shutdown()
 
 // The socket: hapticd's own server and core in this process, a real Unix socket, one client.
 final class WriteClock: @unchecked Sendable {
@@ -174,12 +200,15 @@ let clock = MonotonicClock()
 
 var rtts: [Double] = []
 let pings = quick ? 2000 : 20000
+var sequentialRate = 0.0, pipelinedRate = 0.0
+var commandToWrite: [Double] = []
+if want("socket") {
 for _ in 0..<pings {
     let t0 = clock.now
     _ = try client.raw(#"{"id":1,"cmd":"ping"}"#)
     rtts.append((clock.now - t0) * 1e6)
 }
-let sequentialRate = Double(pings) / (rtts.reduce(0, +) / 1e6)
+sequentialRate = Double(pings) / (rtts.reduce(0, +) / 1e6)
 
 // Pipelined: 100 requests per write, then their 100 replies.
 let batch = (1...100).map { #"{"id":\#($0),"cmd":"ping"}"# }.joined(separator: "\n")
@@ -189,14 +218,13 @@ for _ in 0..<batches {
     _ = try client.raw(batch)
     for _ in 1..<100 { _ = try client.nextLine(timeout: 5) }
 }
-let pipelinedRate = Double(batches * 100) / (clock.now - p0)
+pipelinedRate = Double(batches * 100) / (clock.now - p0)
 
 // Command to device write: a play whose first frame is written inside the command. Between
 // iterations the pad is stopped and two of the pacer's 10 ms intervals are let pass (the previous play's
 // closing zero is itself paced), so that every play
 // starts from silence and may write at once.
 let click = #"{"id":2,"cmd":"play","pattern":{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":0.002}}]}}"#
-var commandToWrite: [Double] = []
 for _ in 0..<(quick ? 50 : 300) {
     _ = try client.raw(#"{"id":3,"cmd":"stop_all"}"#)
     usleep(25_000)
@@ -205,18 +233,34 @@ for _ in 0..<(quick ? 50 : 300) {
     guard reply.contains(#""ok":true"#) else { fatalError("play failed during the benchmark: \(reply)") }
     commandToWrite.append((writes.lastWrite - t0) * 1e6)
 }
+}
+// The request path, stage by stage.
+let path: [StageTimes] = want("path") ? try RequestPath.run(RequestPath.socket(client), iterations: quick ? 50 : 300) : []
+/// The same lines straight into `DaemonCore.handle` on this thread: the CPU cost without NIO.
+final class NoOutlet: ClientOutlet { func event(_ line: String) {} }
+let pathInProcess: [StageTimes] = try want("path") ? {
+    guard case .success(let id) = core.connect(credentials: nil, outlet: NoOutlet()) else { fatalError("could not connect in-process") }
+    return try RequestPath.run(RequestPath.inProcess(core, id), iterations: quick ? 50 : 300)
+}() : []
+if want("pathprofile") {
+    guard case .success(let id) = core.connect(credentials: nil, outlet: NoOutlet()) else { fatalError("could not connect in-process") }
+    let n = quick ? 2000 : 20000
+    print("pathprofile: \(n) × (play, rumble, player.send_parameters) in-process, hot: \(f(RequestPath.profile(core, id, iterations: n), 2)) µs per command")
+}
 // player.start → write through the Swift CoreHaptics library and through the raw socket.
-let startToWrite = try compareSwiftLibrary(socketPath: socketPath, client: client, iterations: quick ? 50 : 300) { writes.lastWrite }
+let startToWrite = want("library")
+    ? try compareSwiftLibrary(socketPath: socketPath, client: client, iterations: quick ? 50 : 300) { writes.lastWrite } : (raw: [], library: [])
 server.stop()
 core.shutdown()
 
 // Voice-coil waveforms: 8 players at 48 kHz.
-let waveformCPU = waveformCost(players: 8, seconds: quick ? 2 : 10, patternDirectory: "config/patterns")
+let waveformCPU = want("waveform") ? waveformCost(players: 8, seconds: quick ? 2 : 10, patternDirectory: "config/patterns") : 0
 
 // The event-driven loop against the fixed tick and the nanosleep floor.
 let patternDirectories = ["config/patterns", "../shared/ahap/apple-unityplugins"]
-let cmp = compareLoops(quick: quick, patternDirectories: patternDirectories)
-let pulses = pulseLosses(quick: quick)
+let cmp = want("event") ? compareLoops(quick: quick, patternDirectories: patternDirectories)
+    : want("onset") ? compareLoops(quick: quick, patternDirectories: patternDirectories, onsetsOnly: true) : LoopComparison()
+let pulses = want("pulses") ? pulseLosses(quick: quick) : []
 let rssAfter = rssMB()
 
 func ratio(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : f(Double(a) / Double(b), 2) }
@@ -247,9 +291,12 @@ if json {
         "busy_64_cpu_percent": {"event": \(f(cmp.busy64Event.cpuPercent, 3)), "fixed": \(f(cmp.busy64Fixed.cpuPercent, 3))}, \
         "onset_error_us": {"event": {"p50": \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetEvent, 0.99) * 1e6))}, \
         "fixed": {"p50": \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetFixed, 0.99) * 1e6))}, \
-        "clock_nanosleep_floor_lateness": {"p50": \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.floor.lateness, 0.99) * 1e6))}}, \
+        "clock_nanosleep_floor_lateness": {"p50": \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.floor.lateness, 0.99) * 1e6))}, \
+        "event_firing_lateness": {"p50": \(f(percentile(cmp.onsetFiringLateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetFiringLateness, 0.99) * 1e6))}}, \
         "idle_wakeups": \(f(cmp.idleWakeups, 0)), "rss_mb": \(f(rssAfter, 1))}, \
         "pulses": [\(pulses.map { "{\"profile\": \"\($0.profile)\", \"interval_ms\": \(f($0.interval * 1000)), \"sent\": \($0.sent), \"written\": \($0.written), \"lost\": \($0.sent - $0.written), \"shortest_on_time_ms\": \($0.shortestOnTime.isFinite ? f($0.shortestOnTime * 1000) : "null")}" }.joined(separator: ", "))], \
+        "request_path_in_process_us": {\(pathInProcess.map { t in "\"\(t.name)\": {\"command_to_write\": {\"p50\": \(f(percentile(t.toWrite, 0.5))), \"p99\": \(f(percentile(t.toWrite, 0.99)))}, \"stages\": [\(zip(t.stageList, t.stages).map { "{\"stage\": \"\($0.0.label)\", \"p50\": \(f(percentile($0.1, 0.5))), \"p99\": \(f(percentile($0.1, 0.99)))}" }.joined(separator: ", "))]}" }.joined(separator: ", "))}, \
+        "request_path_us": {\(path.map { t in "\"\(t.name)\": {\"command_to_write\": {\"p50\": \(f(percentile(t.toWrite, 0.5))), \"p99\": \(f(percentile(t.toWrite, 0.99)))}, \"round_trip\": {\"p50\": \(f(percentile(t.roundTrip, 0.5))), \"p99\": \(f(percentile(t.roundTrip, 0.99)))}, \"stages\": [\(zip(RequestPath.stages, t.stages).map { "{\"stage\": \"\($0.0.label)\", \"p50\": \(f(percentile($0.1, 0.5))), \"p99\": \(f(percentile($0.1, 0.99)))}" }.joined(separator: ", "))]}" }.joined(separator: ", "))}, \
         "waveform_cpu_percent_8_players_48khz": \(f(waveformCPU, 3))}
         """)
 } else {
@@ -266,6 +313,22 @@ if json {
     print("  player.start → write  raw socket p50 \(f(percentile(startToWrite.raw, 0.5))) µs p99 \(f(percentile(startToWrite.raw, 0.99))) µs; Swift CoreHaptics p50 \(f(percentile(startToWrite.library, 0.5))) µs p99 \(f(percentile(startToWrite.library, 0.99))) µs")
     print("  waveforms          8 players at 48 kHz in 5 ms blocks: CPU \(f(waveformCPU, 3)) % of one core")
     print("  requests/s         one client: \(f(sequentialRate, 0)) sequential, \(f(pipelinedRate, 0)) pipelined (100 per write)")
+    let paths: [(String, [StageTimes])] = [("through the socket", path), ("in-process, DaemonCore.handle on the calling thread", pathInProcess)]
+    for (title, path) in paths where !path.isEmpty {
+        print("")
+        print("request path \(title), µs p50 / p99 / min per stage (\(path.map { "\($0.name): \($0.toWrite.count) samples" }.joined(separator: ", ")))")
+        print("  " + "stage".padding(toLength: 28, withPad: " ", startingAt: 0) + path.map { $0.name.padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
+        for (k, stage) in path[0].stageList.enumerated() {
+            print("  " + stage.label.padding(toLength: 28, withPad: " ", startingAt: 0)
+                + path.map { "\(f(percentile($0.stages[k], 0.5))) / \(f(percentile($0.stages[k], 0.99))) / \(f($0.stages[k].min() ?? 0))".padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
+        }
+        print("  " + "command → write".padding(toLength: 28, withPad: " ", startingAt: 0)
+            + path.map { "\(f(percentile($0.toWrite, 0.5))) / \(f(percentile($0.toWrite, 0.99)))".padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
+        print("  " + "round trip".padding(toLength: 28, withPad: " ", startingAt: 0)
+            + path.map { "\(f(percentile($0.roundTrip, 0.5))) / \(f(percentile($0.roundTrip, 0.99)))".padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
+        print("  " + "minor page faults/command".padding(toLength: 28, withPad: " ", startingAt: 0)
+            + path.map { f($0.pageFaults, 2).padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
+    }
     print("")
     print("event-driven loop vs fixed 4 ms tick vs bare clock_nanosleep loop at 4 ms")
     let ce = cmp.constantEvent, cf = cmp.constantFixed
@@ -275,6 +338,7 @@ if json {
     print("  8 × heartbeat      CPU event \(f(cmp.heartbeat8Event.cpuPercent, 3)) %, fixed \(f(cmp.heartbeat8Fixed.cpuPercent, 3)) % (ratio \(f(cmp.heartbeat8Event.cpuPercent / max(cmp.heartbeat8Fixed.cpuPercent, 1e-9), 2)))")
     print("  64 × busy          CPU event \(f(cmp.busy64Event.cpuPercent, 3)) %, fixed \(f(cmp.busy64Fixed.cpuPercent, 3)) %")
     print("  transient onset    event p50 \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetEvent, 0.99) * 1e6)) µs; fixed p50 \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetFixed, 0.99) * 1e6)) µs")
+    print("                     event loop's firings: late by p50 \(f(percentile(cmp.onsetFiringLateness, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetFiringLateness, 0.99) * 1e6)) µs (\(cmp.onsetFiringLateness.count))")
     print("                     nanosleep floor lateness p50 \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.floor.lateness, 0.99) * 1e6)) µs")
     print("  idle               \(f(cmp.idleWakeups, 0)) wakeups; RSS \(f(rssAfter, 1)) MB")
     print("  per pattern        file: event wakeups/writes (ratio) | fixed wakeups/writes")

@@ -130,15 +130,16 @@ struct Hapticd: AsyncParsableCommand {
     }
 }
 
-/// Pings systemd's watchdog (WATCHDOG_USEC) from the render loop's timer queue, through the loop's
-/// lock, so that a stuck render loop stops the pings and systemd restarts the service.
+/// Pings systemd's watchdog (WATCHDOG_USEC) through the render loop's lock, so that a render loop
+/// stuck holding it (its thread, or a command's) stops the pings and systemd restarts the service.
+/// Its timer has a queue of its own: the render loop's thread wakes only for the pads.
 final class Watchdog: @unchecked Sendable {
     // @unchecked Sendable: `timer` is set in start and cleared in stop, both on the service task.
     private var timer: DispatchSourceTimer?
 
     func start(on loop: RenderLoop) {
         guard let interval = SystemdNotify.watchdogInterval() else { return }
-        let t = DispatchSource.makeTimerSource(queue: loop.queue)
+        let t = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "hapticd.watchdog"))
         t.schedule(deadline: .now(), repeating: interval / 2)
         t.setEventHandler {
             loop.perform(ticking: false) { _ in }  // waits for the lock: a loop stuck holding it stops the pings

@@ -68,4 +68,24 @@ import Testing
         #expect(JSONWriter.write(.number(3)) == "3")
         #expect(JSONWriter.write(.number(1e-5)) == "1e-05")
     }
+
+    /// Short decimals take a fast path (no strtod): every one reads as exactly the Double that
+    /// strtod (`Double(String)`) gives, sign of zero included, and long or exponent forms too.
+    @Test func numbersReadAsStrtodReadsThem() throws {
+        var texts = ["0", "-0", "-0.0", "1.", ".5", "+1", "0.1", "0.2", "0.3", "0.8", "0.002", "-12.75", "123456789012345",
+                     "0.123456789012345", "999999999999999", "1234567890123456", "0.1234567890123456", "1e3", "2.5E-3", "9007199254740993"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let whole = String(UInt64.random(in: 0...999_999, using: &generator))
+            let fraction = String(UInt64.random(in: 0...999_999_999, using: &generator))
+            let cut = fraction.prefix(Int.random(in: 0...fraction.count, using: &generator))
+            texts.append((Bool.random(using: &generator) ? "-" : "") + whole + (cut.isEmpty ? "" : "." + cut))
+        }
+        for text in texts {
+            let expected = try #require(Double(text))
+            let parsed = try JSONParser.parse(text)
+            guard case .number(let x) = parsed else { Issue.record("\(text): \(parsed)"); continue }
+            #expect(x.bitPattern == expected.bitPattern, "\(text): \(x) != \(expected)")
+        }
+    }
 }

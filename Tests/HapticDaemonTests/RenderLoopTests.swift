@@ -1,21 +1,24 @@
 import Dispatch
 import Evdev
+import Foundation
 import HapticCore
 import HapticDaemon
 import Testing
 
 /// Records every write; lets a test wait (bounded) for a condition on them.
 final class RecordingSink: MotorSink, @unchecked Sendable {
-    // @unchecked Sendable: `writes` is appended under the render loop's lock and read by the test only after
-    // `waitFor` returned, which synchronises through the semaphore.
-    private(set) var writes: [Pacer.Write] = []
+    // @unchecked Sendable: the writes are behind `lock` (the render thread appends while `waitFor`
+    // reads); `released` and `failWith` are set under the render loop's lock or before the loop runs.
+    private var recorded: [Pacer.Write] = []
+    private let lock = NSLock()
+    var writes: [Pacer.Write] { lock.withLock { recorded } }
     private(set) var released = false
     var failWith: DeviceError?
     private let signal = DispatchSemaphore(value: 0)
 
     func apply(_ write: Pacer.Write) throws(DeviceError) {
         if let failWith { throw failWith }
-        writes.append(write)
+        lock.withLock { recorded.append(write) }
         signal.signal()
     }
 

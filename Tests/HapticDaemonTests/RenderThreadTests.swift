@@ -1,0 +1,144 @@
+import Dispatch
+import Evdev
+import Foundation
+import Glibc
+import HapticCore
+import HapticDaemon
+import Testing
+
+/// The name of the calling thread.
+private func currentThreadName() -> String {
+    ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// How many of this process's threads carry `name` (/proc/self/task/*/comm).
+private func threads(named name: String) -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.filter { task in
+        let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+        return comm.trimmingCharacters(in: .whitespacesAndNewlines) == name
+    }.count
+}
+
+/// Records, for every write, the name of the thread that made it and when.
+final class ThreadRecordingSink: MotorSink, @unchecked Sendable {
+    // @unchecked Sendable: the writes are behind `lock` (the render thread appends while `waitFor`
+    // reads).
+    private var recorded: [(thread: String, time: Double, write: Pacer.Write)] = []
+    private let lock = NSLock()
+    var writes: [(thread: String, time: Double, write: Pacer.Write)] { lock.withLock { recorded } }
+    private let signal = DispatchSemaphore(value: 0)
+    private let clock = MonotonicClock()
+
+    func apply(_ write: Pacer.Write) throws(DeviceError) {
+        let entry = (currentThreadName(), clock.now, write)
+        lock.withLock { recorded.append(entry) }
+        signal.signal()
+    }
+
+    func release() {}
+
+    func waitFor(count: Int, timeout: Double = 5) -> Bool {
+        let end = DispatchTime.now() + timeout
+        while writes.count < count {
+            if signal.wait(timeout: end) == .timedOut { return writes.count >= count }
+        }
+        return true
+    }
+}
+
+/// The render loop's own thread (issue 26 §2: the write happens on the thread the timer woke).
+@Suite struct RenderThreadTests {
+    private static func uniqueName() -> String { "hr-\(UInt32.random(in: 0...999_999))" }
+
+    @Test(arguments: RenderMode.allCases)
+    func aTimedWriteIsMadeOnTheLoopsOwnThread(mode: RenderMode) throws {
+        let name = Self.uniqueName()
+        let loop = RenderLoop(mode: mode, period: 0.004, label: name)
+        defer { loop.shutdown() }
+        let sink = ThreadRecordingSink()
+        loop.addPad(0, sink: sink, profile: .generic)
+        let start = try loop.withPad(0) { engine, _ in
+            try engine.start(engine.makePlayer(pattern(duration: 0.02)), at: .at(engine.currentTime + 0.03))
+            return engine.currentTime
+        }!
+        #expect(sink.writes.isEmpty)
+        #expect(sink.waitFor(count: 2))
+        let writes = sink.writes
+        #expect(writes.allSatisfy { $0.thread == name }, "\(writes.map(\.thread))")
+        #expect(writes[0].time >= start + 0.03, "the start was written \(writes[0].time - start) s after the command, before its time")
+    }
+
+    @Test func aCommandWritesOnItsOwnThread() throws {
+        let name = Self.uniqueName()
+        let loop = RenderLoop(label: name)
+        defer { loop.shutdown() }
+        let sink = ThreadRecordingSink()
+        loop.addPad(0, sink: sink, profile: .generic)
+        try loop.withPad(0) { engine, _ in try engine.start(engine.makePlayer(pattern(duration: 5))) }
+        #expect(sink.writes.count == 1)
+        #expect(sink.writes.first?.thread == currentThreadName())
+    }
+
+    /// A deadline brought forward by a command fires at its own time, not at the one armed before.
+    @Test(arguments: RenderMode.allCases)
+    func anEarlierDeadlineFiresAtItsTime(mode: RenderMode) throws {
+        let loop = RenderLoop(mode: mode, period: 0.004, label: Self.uniqueName())
+        defer { loop.shutdown() }
+        let sink = ThreadRecordingSink()
+        loop.addPad(0, sink: sink, profile: .generic)
+        let start = try loop.withPad(0) { engine, _ in
+            try engine.start(engine.makePlayer(pattern(duration: 0.1)), at: .at(engine.currentTime + 30))
+            return engine.currentTime
+        }!
+        let armedFirst = try #require(loop.armedTime)
+        if mode == .event { #expect(armedFirst > start + 29) }
+        try loop.withPad(0) { engine, _ in
+            try engine.start(engine.makePlayer(pattern(duration: 0.02, intensity: 0.5)), at: .at(engine.currentTime + 0.02))
+        }
+        #expect(sink.waitFor(count: 2, timeout: 10), "the earlier player's start and end were written")
+        #expect(sink.writes.last?.write == .set(.zero))
+        #expect(sink.writes[0].time - start < 5, "written long before the first deadline")
+    }
+
+    /// A deadline moved later is not fired at the earlier one.
+    @Test func aLaterDeadlineIsNotFiredEarly() throws {
+        let loop = RenderLoop(mode: .event, label: Self.uniqueName())
+        defer { loop.shutdown() }
+        let sink = ThreadRecordingSink()
+        loop.addPad(0, sink: sink, profile: .generic)
+        let start = try loop.withPad(0) { engine, _ in
+            let early = engine.makePlayer(pattern(duration: 0.02))
+            try engine.start(early, at: .at(engine.currentTime + 0.02))
+            try engine.destroyPlayer(early)
+            try engine.start(engine.makePlayer(pattern(duration: 0.02, intensity: 0.5)), at: .at(engine.currentTime + 0.06))
+            return engine.currentTime
+        }!
+        #expect(sink.waitFor(count: 2))
+        #expect(sink.writes[0].time >= start + 0.06, "written \(sink.writes[0].time - start) s after the command")
+        #expect(sink.writes[0].write == .set(MotorMagnitudes(strong: 32768, weak: 0)))
+    }
+
+    @Test func shutdownEndsTheThread() {
+        let name = Self.uniqueName()
+        let loop = RenderLoop(label: name)
+        loop.addPad(0, sink: ThreadRecordingSink(), profile: .generic)
+        #expect(threads(named: name) == 1)
+        loop.shutdown()
+        #expect(threads(named: name) == 0)
+        loop.shutdown()  // again: nothing left to end
+    }
+
+    @Test func aLoopNobodyHoldsEndsItsThread() throws {
+        let name = Self.uniqueName()
+        do {
+            let loop = RenderLoop(label: name)
+            let sink = ThreadRecordingSink()
+            loop.addPad(0, sink: sink, profile: .generic)
+            try loop.withPad(0) { engine, _ in try engine.start(engine.makePlayer(pattern(duration: 0.01))) }
+            #expect(sink.waitFor(count: 2))
+            #expect(threads(named: name) == 1)
+        }
+        #expect(threads(named: name) == 0)
+    }
+}
