@@ -19,6 +19,9 @@
 //
 // Usage: uhidpad --type TYPE --log FILE      (uhidpad --list prints the types)
 // SIGUSR1 removes the pad (UHID_DESTROY: an unplug), SIGUSR2 creates it again, SIGTERM ends.
+// SIGHUP presses the pad's south face button for 100 ms (Switch Pro: B, Xbox: A) in its input
+// reports, logging `<t> PRESS button=<name>` and `<t> RELEASE button=<name>`: the hidraw tests check
+// that the kernel driver still delivers the pad's input while hapticd drives its rumble.
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/uhid.h>
@@ -88,6 +91,9 @@ struct padtype {
     // Periodic input reports: the interval (0: none) and the sender.
     int input_interval_ms;
     void (*input)(struct pad *);
+    // Pads without periodic input reports: sends one with the face button down or up (SIGHUP).
+    void (*button)(struct pad *, int down);
+    const char *button_name;
 };
 
 struct pad {
@@ -101,6 +107,9 @@ struct pad {
     // hid-sony DS3: it waits for one input report before any output; stop once output arrives.
     int saw_output;
     double next_input;
+    // SIGHUP: the face button held until this time (0: not pressed); `pressed` as last sent.
+    double press_until;
+    int pressed;
 };
 
 static int send_event(struct pad *p, struct uhid_event *ev) {
@@ -461,6 +470,7 @@ static void switch_input(struct pad *p) {
     r[9] = 0x00; r[10] = 0x08; r[11] = 0x80;
     r[12] = 0x80;
     for (int s = 0; s < 3; s++) r[13 + 12 * s + 5] = 0x10;  // accel z ≈ 1 g, the pad lying flat
+    if (p->press_until > 0) r[3] = 0x04;  // right buttons: Y 0x01, X 0x02, B 0x04, A 0x08
     send_input(p, r, sizeof r);
 }
 
@@ -474,6 +484,18 @@ static void xbox_output(struct pad *p, const uint8_t *d, size_t len, const char 
     } else {
         logline("OUTPUT id=0x%02x len=%zu", d[0], len);
     }
+}
+
+// Input report 1 (17 bytes, the descriptor's order): sticks X, Y, Z, Rz (16 bits, centred 0x8000),
+// brake and accelerator (10 bits each in 16), hat (4 bits in 8), 15 buttons (16 bits: button 1 = A),
+// the consumer key (8). Sent only for a press or release (SIGHUP): a real pad streams them.
+static void xbox_button(struct pad *p, int down) {
+    uint8_t r[17];
+    memset(r, 0, sizeof r);
+    r[0] = 0x01;
+    for (int i = 0; i < 4; i++) r[2 + 2 * i] = 0x80;
+    r[14] = down ? 0x01 : 0x00;
+    send_input(p, r, sizeof r);
 }
 
 // The battery strength (input report 4 in the One S descriptor) hid-input asks for: full.
@@ -525,15 +547,15 @@ static const struct padtype types[] = {
     {"ds3-bt", "Sony PLAYSTATION(R)3 Controller", "Sony PLAYSTATION(R)3 Controller", BUS_BLUETOOTH, 0x054C, 0x0268,
      RD(rdesc_ds3), "a0:5a:5d:00:50:01", "div256,div256nonzero", ds3_get_report, ds3_output, 0, NULL},
     {"switch-pro-usb", "Nintendo Co., Ltd. Pro Controller", "Nintendo Switch Pro Controller", BUS_USB, 0x057E, 0x2009,
-     RD(rdesc_switch_pro_usb), "", "switch,switch", no_reports, switch_output, 8, switch_input},
+     RD(rdesc_switch_pro_usb), "", "switch,switch", no_reports, switch_output, 8, switch_input, NULL, "b"},
     // Over Bluetooth: the same protocol without the USB handshake, 0x30 reports every 15 ms. The USB
     // descriptor is used (hid-nintendo reads only the report ids, which are the same).
     {"switch-pro-bt", "Pro Controller", "Nintendo Switch Pro Controller", BUS_BLUETOOTH, 0x057E, 0x2009,
-     RD(rdesc_switch_pro_usb), "a0:5a:5d:00:40:01", "switch,switch", no_reports, switch_output, 15, switch_input},
+     RD(rdesc_switch_pro_usb), "a0:5a:5d:00:40:01", "switch,switch", no_reports, switch_output, 15, switch_input, NULL, "b"},
     {"xbox-series-bt", "Xbox Wireless Controller", "Xbox Wireless Controller", BUS_BLUETOOTH, 0x045E, 0x0B13,
-     RD(rdesc_xbox_series_bt), "a0:5a:5d:00:30:01", "percent,percent", xbox_get_report, xbox_output, 0, NULL},
+     RD(rdesc_xbox_series_bt), "a0:5a:5d:00:30:01", "percent,percent", xbox_get_report, xbox_output, 0, NULL, xbox_button, "a"},
     {"xbox-one-s-bt", "Xbox Wireless Controller", "Xbox Wireless Controller", BUS_BLUETOOTH, 0x045E, 0x02FD,
-     RD(rdesc_xbox_one_s_bt), "a0:5a:5d:00:30:02", "percent,percent", xbox_get_report, xbox_output, 0, NULL},
+     RD(rdesc_xbox_one_s_bt), "a0:5a:5d:00:30:02", "percent,percent", xbox_get_report, xbox_output, 0, NULL, xbox_button, "a"},
     {"bigben", "Bigben Interactive Bigben Game Pad", "Bigben Interactive Bigben Game Pad", BUS_USB, 0x146B, 0x0902,
      RD(rdesc_bigben), "", "div256,nonzero", no_reports, bigben_output, 0, NULL},
 };
@@ -636,8 +658,9 @@ static void handle_event(struct pad *p, struct uhid_event *ev) {
     }
 }
 
-static volatile sig_atomic_t want_destroy, want_create, want_exit;
+static volatile sig_atomic_t want_destroy, want_create, want_exit, want_press;
 static void on_signal(int sig) {
+    if (sig == SIGHUP) want_press = 1;
     if (sig == SIGUSR1) want_destroy = 1;
     if (sig == SIGUSR2) want_create = 1;
     if (sig == SIGTERM || sig == SIGINT) want_exit = 1;
@@ -671,6 +694,7 @@ int main(int argc, char **argv) {
     sa.sa_handler = on_signal;
     sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGUSR2, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
 
@@ -686,7 +710,21 @@ int main(int argc, char **argv) {
     while (!want_exit) {
         if (want_destroy) { want_destroy = 0; destroy_pad(&pad); }
         if (want_create) { want_create = 0; if (!pad.created) create_pad(&pad); }
+        if (want_press) {
+            want_press = 0;
+            if (pad.created && t->button_name) {
+                pad.press_until = now() + 0.1;
+                logline("PRESS button=%s", t->button_name);
+                if (t->button) t->button(&pad, 1);
+            }
+        }
+        if (pad.press_until > 0 && now() >= pad.press_until) {
+            pad.press_until = 0;
+            logline("RELEASE button=%s", t->button_name);
+            if (t->button) t->button(&pad, 0);
+        }
         int timeout = -1;
+        if (pad.press_until > 0) timeout = (int)((pad.press_until - now()) * 1000) + 1;
         if (pad.created && pad.started && t->input_interval_ms) {
             double n = now();
             if (pad.next_input == 0) pad.next_input = n;
@@ -696,7 +734,8 @@ int main(int argc, char **argv) {
                 pad.next_input += t->input_interval_ms / 1000.0;
                 if (pad.next_input < n) pad.next_input = n + t->input_interval_ms / 1000.0;
             }
-            timeout = (int)((pad.next_input - now()) * 1000) + 1;
+            int until_input = (int)((pad.next_input - now()) * 1000) + 1;
+            if (timeout < 0 || until_input < timeout) timeout = until_input;
             if (timeout < 0) timeout = 0;
         }
         if (!pad.created) {
