@@ -160,7 +160,10 @@ var client: HapticClient!
 var tracePath = "/tmp/hidraw-trace.csv"
 let stallLog = LineTail(path: "/tmp/stalls.log")
 
-@MainActor func pollAll() { for p in pads { p.poll() } }
+/// Pads started by this program (the Switch Pro as a USB gadget, for the SDL comparison).
+var extraPads: [Pad] = []
+
+@MainActor func pollAll() { for p in pads + extraPads { p.poll() } }
 
 @discardableResult
 @MainActor func waitUntil(_ timeout: Double, _ done: () -> Bool) -> Bool {
@@ -251,7 +254,7 @@ func strings(_ v: JSONValue?) -> [String] {
 }
 
 /// Finds every pad in `devices`; returns each pad's capabilities.
-@MainActor func mapDevices() -> [String: JSONObject] {
+@MainActor func mapDevices(_ pads: [Pad] = pads) -> [String: JSONObject] {
     var list: [JSONValue] = []
     waitUntil(10) {
         guard let r = try? client.request("devices"), case .array(let l)? = r["devices"] else { return false }
@@ -688,9 +691,11 @@ func rampResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> Response {
     return (clicks, rampResponse(ramp, reports(pad, r0, monotonicNow())))
 }
 
-/// hapticd's traced writes to a pad: (time, non-zero).
-let traceReader = LineTail(path: "/tmp/hidraw-trace.csv")
+/// hapticd's traced writes to a pad (the running daemon's trace): (time, non-zero).
+var traceReaders: [String: LineTail] = [:]
 @MainActor func traceWrites(_ device: Int) -> [(Double, Bool)] {
+    let traceReader = traceReaders[tracePath] ?? LineTail(path: tracePath)
+    traceReaders[tracePath] = traceReader
     traceReader.poll()
     return traceReader.lines.compactMap { line in
         let c = line.split(separator: ",")
@@ -863,7 +868,53 @@ if startDaemon(config: "/tmp/hapticd-evdev.toml", trace: "/tmp/hidraw-trace-evde
     check(false, "hapticd starts with backend = \"evdev\"")
 }
 
-// 5. SDL2's HIDAPI path on the same pads (hapticd stopped: one writer at a time).
+// 5. The Switch Pro over USB again, on a real USB stack: SDL 2.26's hidapi does not list a uhid pad on
+// the USB bus (its hidraw node has no USB device parent in sysfs), so the uhid pad gives way to the
+// same emulation as a USB HID gadget on dummy_hcd (uhidpad --transport hidg), which usbhid and
+// hid-nintendo bind like a plugged-in pad; hapticd and SDL are both measured on it.
+var gadgetPID: pid_t = 0
+var sdlPads = pads.filter { $0.device >= 0 }
+if let usb = pads.first(where: { $0.type == "switch-pro-usb" }) {
+    kill(usb.emulatorPID, SIGTERM)
+    let gone = waitUntil(5) { hidrawNodeOf(usb.hidID) == nil }
+    let gadget = Pad(spec: "switch-pro-usbg:switch-pro-usb-hd")
+    let words = ["/bin/uhidpad", "--type", "switch-pro-usb", "--transport", "hidg", "--log", "\(padDirectory)/switch-pro-usbg.log"]
+    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+    cargs.append(nil)
+    let spawned = posix_spawn(&gadgetPID, words[0], nil, nil, &cargs, environ) == 0
+    for c in cargs { free(c) }
+    extraPads.append(gadget)
+    var node: String?
+    let up = spawned && gone && waitUntil(20) {
+        node = gadget.hidID.isEmpty ? nil : hidrawNodeOf(gadget.hidID)
+        return node != nil && !gadget.inputName.isEmpty && gadget.tail.lines.contains { $0.contains("subcmd=0x30") || $0.contains("subcmd=0x03") }
+    }
+    if up, let node {
+        sleepFor(1)
+        gadget.hidrawNode = node
+        var link = [CChar](repeating: 0, count: 512)
+        let n = readlink("/sys/class/hidraw/\(node.split(separator: "/").last!)", &link, link.count - 1)
+        let sysPath = n > 0 ? String(decoding: link[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        print("NOTE the Switch Pro as a USB gadget: \(node) at \(sysPath)")
+        if startDaemon(trace: "/tmp/hidraw-trace-usbg.csv") {
+            let cg = mapDevices([gadget])
+            if gadget.device >= 0 {
+                let c = cg[gadget.type]
+                check(string(c?["backend"]) == "hidraw" && string(c?["hidraw_node"]) == node,
+                      "switch-pro-usb as a USB gadget (usbhid on dummy_hcd): hapticd drives it through its hidraw node \(node)",
+                      "backend \(string(c?["backend"]) ?? "-") node \(string(c?["hidraw_node"]) ?? "-") fallback \(string(c?["backend_fallback"]) ?? "-")")
+                gadget.interval = number(c?["minimum_update_interval"]) ?? 0
+                bench[gadget.type] = hapticdBenchmark(gadget)
+            }
+            _ = stopDaemon()
+        }
+        sdlPads = sdlPads.map { $0 === usb ? gadget : $0 }
+    } else {
+        print("NOTE the Switch Pro as a USB gadget did not come up (spawned \(spawned), uhid pad gone \(gone)): \(gadget.tail.lines.suffix(6).joined(separator: " | "))")
+    }
+}
+
+// 6. SDL2's HIDAPI path on the same pads (hapticd stopped: one writer at a time).
 var table: [String] = []
 func cell(_ s: String, _ w: Int) -> String { s.count >= w ? s + " " : s + String(repeating: " ", count: w - s.count) }
 func row(_ pad: String, _ who: String, _ clicks: [Double], _ r: Response?, _ note: String = "") -> String {
@@ -872,7 +923,7 @@ func row(_ pad: String, _ who: String, _ clicks: [Double], _ r: Response?, _ not
         + cell(r.map { "\($0.rampLost)" } ?? "-", 6) + cell(ms(r?.lastLag), 8) + note
 }
 table.append(cell("pad", 16) + cell("path", 22) + cell("cmd→report p50/p99", 22) + cell("ramp lag p50/max", 16) + cell("lost", 6) + cell("last", 8))
-for pad in pads where pad.device >= 0 {
+for pad in sdlPads {
     if let h = bench[pad.type] { table.append(row(pad.type, "hapticd hidraw", h.clicks, h.ramp)) }
     if let h = benchTriggers[pad.type] { table.append(row(pad.type, "hapticd triggers", h.clicks, h.ramp)) }
     for mode in pad.isSwitch ? ["rumble"] : ["rumble", "triggers"] {
@@ -892,9 +943,14 @@ for pad in pads where pad.device >= 0 {
     }
 }
 print("MEASURE-KERNEL \(release)")
-for pad in pads {
+for pad in pads + extraPads {
     print("MEASURE-HIDRAW pad=\(pad.type) interval_ms=\(ms(pad.interval)) " + pad.measures.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
 }
-print("SDL-vs-hapticd (ms; clicks: 60 ms at 0.75 every 300 ms; ramp: 30 steps 16 ms apart, lag until a stronger report; last: the final step)")
+if gadgetPID > 0 {
+    kill(gadgetPID, SIGTERM)
+    var st: Int32 = 0
+    _ = waitpid(gadgetPID, &st, 0)
+}
+print("SDL-vs-hapticd (ms; switch-pro-usbg: the Switch Pro as a USB HID gadget on dummy_hcd; clicks: 60 ms at 0.75 every 300 ms; ramp: 30 steps 16 ms apart, lag until a stronger report; last: the final step)")
 for line in table { print("  " + line) }
 finish("hidraw-vmtest")
