@@ -468,7 +468,6 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
             print("NOTE \(pad.type) rhythm: the VM stalled for \(ms(gap)) ms: once more")
             continue
         }
-        var pitch = ""
         if pad.isSwitch {
             // A transient plays at its sharpness' frequency: 80·4^0.6 ≈ 184 Hz low band.
             let bursts = pad.hdPackets(s.sent, end).filter { !$0.silent }
@@ -476,9 +475,8 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
             check(!bursts.isEmpty && bursts.allSatisfy { near($0.left.lf, f, ratio: 1.025) && near($0.left.hf, 2 * f, ratio: 1.025) },
                   "\(pad.type): transients play at their sharpness' frequency (\(Int(f)) Hz, \(Int(2 * f)) Hz)",
                   "\(bursts.map { "\($0.left.lf)/\($0.left.hf)" })")
-            pitch = ""
         }
-        check(ok, "\(pad.type): \(times.count) transients 200 ms apart each reach the pad within \(ms(bound)) ms (interval \(ms(pad.interval)) + tick + slack + transport): lateness \(lateness.map { ms($0) }) ms\(pitch)",
+        check(ok, "\(pad.type): \(times.count) transients 200 ms apart each reach the pad within \(ms(bound)) ms (interval \(ms(pad.interval)) + tick + slack + transport): lateness \(lateness.map { ms($0) }) ms",
               "\(lateness.count) of \(times.count) arrived")
         pad.measures["onset_mean_ms"] = ms(lateness.isEmpty ? nil : lateness.reduce(0, +) / Double(lateness.count))
         pad.measures["onset_max_ms"] = ms(lateness.max())
