@@ -118,6 +118,9 @@ let package = Package(
             name: "drivers-vmtest", dependencies: ["HapticClient", "HapticCore", "Evdev", "VMTestSupport"],
             path: "Tests/VM/drivers-vmtest"),
         .executableTarget(
+            name: "hidraw-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
+            path: "Tests/VM/hidraw-vmtest"),
+        .executableTarget(
             name: "hapticctl",
             dependencies: [
                 "HapticCore", "HapticTools", "HapticClient", "HapticProtocol", "BoundedIO",

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 fail() { echo "vm-test: FAILED: $*" >&2; exit 1; }
 
-scripts/deps.sh qemu-system-x86 busybox-static libevdev-dev libasound2-dev gcc libc6-dev pkg-config kmod
+scripts/deps.sh qemu-system-x86 busybox-static libevdev-dev libasound2-dev gcc libc6-dev pkg-config kmod libsdl2-dev libudev1
 
 # 1. The kernel: the package linux-image-amd64 depends on, unpacked, not installed (shared with
 # scripts/systemd-vm-test.sh).
@@ -32,11 +32,20 @@ for src in Tests/VM/*.c; do
     fixture=$(basename "$src" .c)
     gcc -static -O2 -Wall -pthread -o "$work/root/bin/$fixture" "$src" -lm || fail "cannot build the fixture $fixture"
 done
+# SDL2's HIDAPI client for the hidraw benchmark (45-hidraw): linked against Debian's libSDL2 (its static
+# archive would pull in every video and audio backend), so the loader and every shared library it
+# needs go into the VM too, and libudev, which SDL loads at run time to enumerate the hidraw nodes.
+gcc -O2 -Wall -o "$work/root/bin/sdlrumble" Tests/VM/sdl/sdlrumble.c $(pkg-config --cflags --libs sdl2) \
+    || fail "cannot build Tests/VM/sdl/sdlrumble.c against libSDL2"
+for lib in $(ldd "$work/root/bin/sdlrumble" | grep -o '/[^ ]*') $(ldconfig -p | grep -o '/[^ ]*/libudev\.so\.1$' | head -1); do
+    mkdir -p "$work/root$(dirname "$lib")"
+    cp -L "$lib" "$work/root$lib"
+done
 # hapticd is built as it ships (release, as debian/rules and `make build` build it): its timing is
 # measured here, and a debug build costs several times the emulated instructions per command (under
 # TCG a debug hapticd fell behind a 60 fps stream of commands, docs/benchmarks.md). The test programs
 # stay debug builds (faster to build, Swift's assertions on).
-products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest drivers-vmtest hapticd)
+products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest drivers-vmtest hidraw-vmtest hapticd)
 for p in "${products[@]}"; do
     conf=debug
     [ "$p" = hapticd ] && conf=release

@@ -17,8 +17,15 @@
 // own units): div256 (m/256, 0…255), percent (m·100/65535, 0…100), nonzero (m≠0, 0/1), div256nonzero
 // (m/256 ≠ 0, 0/1), switch (hid-nintendo's table amplitude 0…1003 of the step for m·1003/65535).
 //
-// Usage: uhidpad --type TYPE --log FILE      (uhidpad --list prints the types)
+// Usage: uhidpad --type TYPE --log FILE [--transport hidg]     (uhidpad --list prints the types)
+// --transport hidg: instead of /dev/uhid, a USB HID gadget (configfs, usb_f_hid) on the dummy_hcd
+// host controller, so that usbhid binds the pad on a real USB stack (its hidraw node then has a USB
+// device parent in sysfs, which SDL2 2.26's hidapi needs to list a USB pad). Output reports arrive on
+// /dev/hidgN, input reports go out through it; the log is the same. SIGUSR1/SIGUSR2 do nothing there.
 // SIGUSR1 removes the pad (UHID_DESTROY: an unplug), SIGUSR2 creates it again, SIGTERM ends.
+// SIGHUP presses the pad's south face button for 100 ms (Switch Pro: B, Xbox: A) in its input
+// reports, logging `<t> PRESS button=<name>` and `<t> RELEASE button=<name>`: the hidraw tests check
+// that the kernel driver still delivers the pad's input while hapticd drives its rumble.
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/uhid.h>
@@ -33,6 +40,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "uhidpad-descriptors.h"
 
@@ -88,6 +99,9 @@ struct padtype {
     // Periodic input reports: the interval (0: none) and the sender.
     int input_interval_ms;
     void (*input)(struct pad *);
+    // Pads without periodic input reports: sends one with the face button down or up (SIGHUP).
+    void (*button)(struct pad *, int down);
+    const char *button_name;
 };
 
 struct pad {
@@ -101,7 +115,15 @@ struct pad {
     // hid-sony DS3: it waits for one input report before any output; stop once output arrives.
     int saw_output;
     double next_input;
+    // SIGHUP: the face button held until this time (0: not pressed); `pressed` as last sent.
+    double press_until;
+    int pressed;
 };
+
+// --transport hidg: the gadget's configfs directory and its /dev/hidgN (see create_hidg).
+static int hidg_mode;
+static char hidg_dir[256];
+static unsigned long hidg_dropped;
 
 static int send_event(struct pad *p, struct uhid_event *ev) {
     ssize_t n = write(p->fd, ev, sizeof *ev);
@@ -113,6 +135,11 @@ static int send_event(struct pad *p, struct uhid_event *ev) {
 }
 
 static void send_input(struct pad *p, const uint8_t *data, size_t len) {
+    if (hidg_mode) {
+        // The host polls the IN endpoint; a report it has not taken yet is dropped, as on a real bus.
+        if (write(p->fd, data, len) < 0) hidg_dropped++;
+        return;
+    }
     struct uhid_event ev;
     memset(&ev, 0, sizeof ev);
     ev.type = UHID_INPUT2;
@@ -461,6 +488,7 @@ static void switch_input(struct pad *p) {
     r[9] = 0x00; r[10] = 0x08; r[11] = 0x80;
     r[12] = 0x80;
     for (int s = 0; s < 3; s++) r[13 + 12 * s + 5] = 0x10;  // accel z ≈ 1 g, the pad lying flat
+    if (p->press_until > 0) r[3] = 0x04;  // right buttons: Y 0x01, X 0x02, B 0x04, A 0x08
     send_input(p, r, sizeof r);
 }
 
@@ -474,6 +502,18 @@ static void xbox_output(struct pad *p, const uint8_t *d, size_t len, const char 
     } else {
         logline("OUTPUT id=0x%02x len=%zu", d[0], len);
     }
+}
+
+// Input report 1 (17 bytes, the descriptor's order): sticks X, Y, Z, Rz (16 bits, centred 0x8000),
+// brake and accelerator (10 bits each in 16), hat (4 bits in 8), 15 buttons (16 bits: button 1 = A),
+// the consumer key (8). Sent only for a press or release (SIGHUP): a real pad streams them.
+static void xbox_button(struct pad *p, int down) {
+    uint8_t r[17];
+    memset(r, 0, sizeof r);
+    r[0] = 0x01;
+    for (int i = 0; i < 4; i++) r[2 + 2 * i] = 0x80;
+    r[14] = down ? 0x01 : 0x00;
+    send_input(p, r, sizeof r);
 }
 
 // The battery strength (input report 4 in the One S descriptor) hid-input asks for: full.
@@ -525,21 +565,141 @@ static const struct padtype types[] = {
     {"ds3-bt", "Sony PLAYSTATION(R)3 Controller", "Sony PLAYSTATION(R)3 Controller", BUS_BLUETOOTH, 0x054C, 0x0268,
      RD(rdesc_ds3), "a0:5a:5d:00:50:01", "div256,div256nonzero", ds3_get_report, ds3_output, 0, NULL},
     {"switch-pro-usb", "Nintendo Co., Ltd. Pro Controller", "Nintendo Switch Pro Controller", BUS_USB, 0x057E, 0x2009,
-     RD(rdesc_switch_pro_usb), "", "switch,switch", no_reports, switch_output, 8, switch_input},
+     RD(rdesc_switch_pro_usb), "", "switch,switch", no_reports, switch_output, 8, switch_input, NULL, "b"},
     // Over Bluetooth: the same protocol without the USB handshake, 0x30 reports every 15 ms. The USB
     // descriptor is used (hid-nintendo reads only the report ids, which are the same).
     {"switch-pro-bt", "Pro Controller", "Nintendo Switch Pro Controller", BUS_BLUETOOTH, 0x057E, 0x2009,
-     RD(rdesc_switch_pro_usb), "a0:5a:5d:00:40:01", "switch,switch", no_reports, switch_output, 15, switch_input},
+     RD(rdesc_switch_pro_usb), "a0:5a:5d:00:40:01", "switch,switch", no_reports, switch_output, 15, switch_input, NULL, "b"},
     {"xbox-series-bt", "Xbox Wireless Controller", "Xbox Wireless Controller", BUS_BLUETOOTH, 0x045E, 0x0B13,
-     RD(rdesc_xbox_series_bt), "a0:5a:5d:00:30:01", "percent,percent", xbox_get_report, xbox_output, 0, NULL},
+     RD(rdesc_xbox_series_bt), "a0:5a:5d:00:30:01", "percent,percent", xbox_get_report, xbox_output, 0, NULL, xbox_button, "a"},
     {"xbox-one-s-bt", "Xbox Wireless Controller", "Xbox Wireless Controller", BUS_BLUETOOTH, 0x045E, 0x02FD,
-     RD(rdesc_xbox_one_s_bt), "a0:5a:5d:00:30:02", "percent,percent", xbox_get_report, xbox_output, 0, NULL},
+     RD(rdesc_xbox_one_s_bt), "a0:5a:5d:00:30:02", "percent,percent", xbox_get_report, xbox_output, 0, NULL, xbox_button, "a"},
     {"bigben", "Bigben Interactive Bigben Game Pad", "Bigben Interactive Bigben Game Pad", BUS_USB, 0x146B, 0x0902,
      RD(rdesc_bigben), "", "div256,nonzero", no_reports, bigben_output, 0, NULL},
 };
 
+static int put_file(const char *sub, const void *data, size_t len) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", hidg_dir, sub);
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) {
+        logline("ERROR open %s errno=%d", path, errno);
+        return -1;
+    }
+    ssize_t n = write(fd, data, len);
+    int e = errno;
+    close(fd);
+    if (n < 0) {
+        logline("ERROR write %s errno=%d", path, e);
+        return -1;
+    }
+    return 0;
+}
+static int put_str(const char *sub, const char *value) { return put_file(sub, value, strlen(value)); }
+static void make_sub(const char *sub) {
+    char path[512];
+    snprintf(path, sizeof path, "%s%s%s", hidg_dir, *sub ? "/" : "", sub);
+    mkdir(path, 0755);
+}
+
+// A USB HID gadget with the pad's ids and report descriptor on a free UDC of dummy_hcd; then opens the
+// gadget's /dev/hidgN (made here from the function's dev attribute: devtmpfs may name it otherwise).
+static int create_hidg(struct pad *p) {
+    const struct padtype *t = p->t;
+    if (access("/sys/kernel/config/usb_gadget", F_OK) != 0)
+        mount("none", "/sys/kernel/config", "configfs", 0, NULL);
+    snprintf(hidg_dir, sizeof hidg_dir, "/sys/kernel/config/usb_gadget/uhidpad-%s", t->type);
+    make_sub("");
+    char v[32];
+    snprintf(v, sizeof v, "0x%04x", t->vendor);
+    put_str("idVendor", v);
+    snprintf(v, sizeof v, "0x%04x", t->product);
+    put_str("idProduct", v);
+    put_str("bcdDevice", "0x0210");
+    put_str("bcdUSB", "0x0200");
+    put_str("max_speed", "full-speed");
+    make_sub("strings/0x409");
+    put_str("strings/0x409/manufacturer", "Nintendo Co., Ltd.");
+    put_str("strings/0x409/product", t->name);
+    put_str("strings/0x409/serialnumber", "000000000001");
+    make_sub("configs/c.1");
+    put_str("configs/c.1/MaxPower", "500");
+    make_sub("functions/hid.usb0");
+    put_str("functions/hid.usb0/protocol", "0");
+    put_str("functions/hid.usb0/subclass", "0");
+    put_str("functions/hid.usb0/report_length", "64");
+    if (put_file("functions/hid.usb0/report_desc", t->rdesc, t->rdesc_size) < 0) return -1;
+    char target[512], link_path[512];
+    snprintf(target, sizeof target, "%s/functions/hid.usb0", hidg_dir);
+    snprintf(link_path, sizeof link_path, "%s/configs/c.1/hid.usb0", hidg_dir);
+    symlink(target, link_path);
+    // The first UDC that takes the gadget (another may be bound to another test's gadget).
+    DIR *d = opendir("/sys/class/udc");
+    int bound = 0;
+    struct dirent *e;
+    while (d && !bound && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char line[300];
+        snprintf(line, sizeof line, "%s\n", e->d_name);
+        if (put_str("UDC", line) == 0) {
+            bound = 1;
+            logline("NOTE udc=%s", e->d_name);
+        }
+    }
+    if (d) closedir(d);
+    if (!bound) return -1;
+    char devpath[512], text[32] = {0};
+    snprintf(devpath, sizeof devpath, "%s/functions/hid.usb0/dev", hidg_dir);
+    int fd = open(devpath, O_RDONLY);
+    if (fd < 0 || read(fd, text, sizeof text - 1) <= 0) {
+        logline("ERROR read %s", devpath);
+        return -1;
+    }
+    close(fd);
+    unsigned maj = 0, min = 0;
+    sscanf(text, "%u:%u", &maj, &min);
+    char node[64];
+    snprintf(node, sizeof node, "/tmp/hidg-%s", t->type);
+    unlink(node);
+    if (mknod(node, S_IFCHR | 0600, makedev(maj, min)) < 0) {
+        logline("ERROR mknod %s errno=%d", node, errno);
+        return -1;
+    }
+    p->fd = open(node, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (p->fd < 0) {
+        logline("ERROR open %s errno=%d", node, errno);
+        return -1;
+    }
+    return 0;
+}
+
+static void destroy_hidg(void) {
+    put_str("UDC", "\n");
+    char path[512];
+    snprintf(path, sizeof path, "%s/configs/c.1/hid.usb0", hidg_dir);
+    unlink(path);
+    const char *dirs[] = {"configs/c.1/strings/0x409", "configs/c.1", "functions/hid.usb0", "strings/0x409", ""};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, sizeof path, "%s%s%s", hidg_dir, *dirs[i] ? "/" : "", dirs[i]);
+        rmdir(path);
+    }
+}
+
 static int create_pad(struct pad *p) {
     const struct padtype *t = p->t;
+    if (hidg_mode) {
+        if (create_hidg(p) < 0) return -1;
+        p->created = 1;
+        p->started = 1;
+        p->full_report_mode = 0;
+        p->saw_output = 0;
+        p->next_input = 0;
+        logline("CREATED type=%s bus=0x%02x vid=%04x pid=%04x hid=%04X:%04X:%04X formula=%s transport=hidg", t->type, BUS_USB,
+                t->vendor, t->product, BUS_USB, t->vendor, t->product, t->formula);
+        logline("NAME %s", t->name);
+        logline("INPUTNAME %s", t->input_name);
+        return 0;
+    }
     p->fd = open("/dev/uhid", O_RDWR | O_CLOEXEC | O_NONBLOCK);
     if (p->fd < 0) {
         logline("ERROR open /dev/uhid errno=%d", errno);
@@ -576,6 +736,14 @@ static int create_pad(struct pad *p) {
 
 static void destroy_pad(struct pad *p) {
     if (!p->created) return;
+    if (hidg_mode) {
+        close(p->fd);
+        p->fd = -1;
+        p->created = 0;
+        destroy_hidg();
+        logline("DESTROYED dropped_inputs=%lu", hidg_dropped);
+        return;
+    }
     struct uhid_event ev;
     memset(&ev, 0, sizeof ev);
     ev.type = UHID_DESTROY;
@@ -636,8 +804,9 @@ static void handle_event(struct pad *p, struct uhid_event *ev) {
     }
 }
 
-static volatile sig_atomic_t want_destroy, want_create, want_exit;
+static volatile sig_atomic_t want_destroy, want_create, want_exit, want_press;
 static void on_signal(int sig) {
+    if (sig == SIGHUP) want_press = 1;
     if (sig == SIGUSR1) want_destroy = 1;
     if (sig == SIGUSR2) want_create = 1;
     if (sig == SIGTERM || sig == SIGINT) want_exit = 1;
@@ -648,6 +817,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--type") && i + 1 < argc) type = argv[++i];
         else if (!strcmp(argv[i], "--log") && i + 1 < argc) logpath = argv[++i];
+        else if (!strcmp(argv[i], "--transport") && i + 1 < argc) hidg_mode = !strcmp(argv[++i], "hidg");
         else if (!strcmp(argv[i], "--list")) {
             for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
                 printf("%s %04x:%04x bus 0x%02x %s\n", types[k].type, types[k].vendor, types[k].product, types[k].bus, types[k].input_name);
@@ -671,6 +841,7 @@ int main(int argc, char **argv) {
     sa.sa_handler = on_signal;
     sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGUSR2, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
 
@@ -684,9 +855,23 @@ int main(int argc, char **argv) {
     if (create_pad(&pad) < 0) return 1;
     static struct uhid_event ev;
     while (!want_exit) {
-        if (want_destroy) { want_destroy = 0; destroy_pad(&pad); }
-        if (want_create) { want_create = 0; if (!pad.created) create_pad(&pad); }
+        if (want_destroy) { want_destroy = 0; if (!hidg_mode) destroy_pad(&pad); }
+        if (want_create) { want_create = 0; if (!pad.created && !hidg_mode) create_pad(&pad); }
+        if (want_press) {
+            want_press = 0;
+            if (pad.created && t->button_name) {
+                pad.press_until = now() + 0.1;
+                logline("PRESS button=%s", t->button_name);
+                if (t->button) t->button(&pad, 1);
+            }
+        }
+        if (pad.press_until > 0 && now() >= pad.press_until) {
+            pad.press_until = 0;
+            logline("RELEASE button=%s", t->button_name);
+            if (t->button) t->button(&pad, 0);
+        }
         int timeout = -1;
+        if (pad.press_until > 0) timeout = (int)((pad.press_until - now()) * 1000) + 1;
         if (pad.created && pad.started && t->input_interval_ms) {
             double n = now();
             if (pad.next_input == 0) pad.next_input = n;
@@ -696,7 +881,8 @@ int main(int argc, char **argv) {
                 pad.next_input += t->input_interval_ms / 1000.0;
                 if (pad.next_input < n) pad.next_input = n + t->input_interval_ms / 1000.0;
             }
-            timeout = (int)((pad.next_input - now()) * 1000) + 1;
+            int until_input = (int)((pad.next_input - now()) * 1000) + 1;
+            if (timeout < 0 || until_input < timeout) timeout = until_input;
             if (timeout < 0) timeout = 0;
         }
         if (!pad.created) {
@@ -708,7 +894,14 @@ int main(int argc, char **argv) {
         if (r < 0 && errno != EINTR) break;
         if (r > 0 && (pfd.revents & POLLIN)) {
             // Drain everything queued: the kernel may have several events waiting.
-            while (read(pad.fd, &ev, sizeof ev) > 0) handle_event(&pad, &ev);
+            if (hidg_mode) {
+                // One output report per read (report id first), from the interrupt OUT endpoint.
+                static uint8_t out[64];
+                ssize_t n;
+                while ((n = read(pad.fd, out, sizeof out)) > 0) t->output(&pad, out, (size_t)n, "output");
+            } else {
+                while (read(pad.fd, &ev, sizeof ev) > 0) handle_event(&pad, &ev);
+            }
         }
     }
     destroy_pad(&pad);

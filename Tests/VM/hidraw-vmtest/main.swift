@@ -1,0 +1,954 @@
+// Runs inside the qemu VM: the real, release hapticd (default backend `auto`) drives emulated pads
+// through their hidraw nodes — Switch Pro over USB and Bluetooth (HD rumble, output report 0x10) and
+// the Xbox Series pad over Bluetooth (report 0x03 with the trigger motors) — while the kernel's own
+// hid-nintendo and hid-microsoft stay bound. The pads' logs (uhidpad: every HD-rumble packet's four
+// bands, every Xbox report's motors and triggers) are the ground truth, hapticd's `--trace` what it
+// meant. docs/testing.md ("45-hidraw") describes each check.
+//
+// Usage: hidraw-vmtest HAPTICD TYPE:PROFILE...   (pad logs and pids in /tmp/pads, from start_uhid_pads)
+// Then the comparison with SDL2's HIDAPI path: /bin/sdlrumble (Tests/VM/sdl/sdlrumble.c) against the
+// same pads, printed as a table (a measurement, not an assertion).
+import Glibc
+import HapticClient
+import HapticCore
+import VMTestSupport
+
+let socketPath = "/tmp/hapticd-hidraw.sock"
+let padDirectory = "/tmp/pads"
+/// hapticd's render tick, part of every bound on when it writes.
+let tick = 0.004
+/// How late hapticd's timer may fire under TCG (one CPU shared with the drivers and the pads).
+let schedulingSlack = 0.050
+/// A hidraw write to the emulated pad's log: hidraw → uhid → uhidpad, no driver queue in between.
+let transportBound = 0.040
+
+// MARK: the pads' logs
+
+/// One HD-rumble packet as the pad plays it: per actuator, high and low band (Hz, thousandths).
+struct HDPacket {
+    var time: Double
+    var id: String
+    var left: (hf: Double, ha: Int, lf: Double, la: Int)
+    var right: (hf: Double, ha: Int, lf: Double, la: Int)
+    var leftSilent: Bool { left.ha == 0 && left.la == 0 }
+    var rightSilent: Bool { right.ha == 0 && right.la == 0 }
+    var silent: Bool { leftSilent && rightSilent }
+    var fromReport10: Bool { id == "0x10" }
+}
+
+/// One Xbox report 0x03: handle motors and trigger motors, 0…100.
+struct XboxReport {
+    var time: Double
+    var strong: Int, weak: Int, lt: Int, rt: Int
+    var silent: Bool { strong == 0 && weak == 0 && lt == 0 && rt == 0 }
+}
+
+final class Pad {
+    let type: String
+    let expectedProfile: String
+    let tail: LineTail
+    var bus: UInt16 = 0
+    var usbID = ""
+    var hidID = ""
+    var inputName = ""
+    var device = -1
+    var node = ""
+    var hidrawNode = ""
+    var interval = 0.0
+    var hd: [HDPacket] = []
+    /// Every RUMBLE line (Switch: what hid-nintendo's evdev path sends, decoded; Xbox: report 0x03).
+    var rumble: [XboxReport] = []
+    var presses: [Double] = []
+    var measures: [String: String] = [:]
+    private var parsed = 0
+
+    init(spec: String) {
+        let parts = spec.split(separator: ":").map(String.init)
+        type = parts[0]
+        expectedProfile = parts.count > 1 ? parts[1] : "?"
+        tail = LineTail(path: "\(padDirectory)/\(type).log")
+        poll()
+    }
+
+    var isSwitch: Bool { type.hasPrefix("switch") }
+
+    var emulatorPID: pid_t {
+        guard let f = fopen("\(padDirectory)/\(type).pid", "r") else { return 0 }
+        defer { fclose(f) }
+        var buf = [CChar](repeating: 0, count: 32)
+        guard fgets(&buf, Int32(buf.count), f) != nil else { return 0 }
+        return pid_t(String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).filter(\.isNumber)) ?? 0
+    }
+
+    static func band(_ s: String) -> (Double, Int, Double, Int)? {
+        // HF:HA/LF:LA
+        let halves = s.split(separator: "/")
+        guard halves.count == 2 else { return nil }
+        let h = halves[0].split(separator: ":"), l = halves[1].split(separator: ":")
+        guard h.count == 2, l.count == 2, let hf = Double(h[0]), let ha = Int(h[1]), let lf = Double(l[0]), let la = Int(l[1]) else { return nil }
+        return (hf, ha, lf, la)
+    }
+
+    func poll() {
+        tail.poll()
+        while parsed < tail.lines.count {
+            let line = tail.lines[parsed]
+            parsed += 1
+            let words = line.split(separator: " ").map(String.init)
+            guard words.count >= 2, let t = Double(words[0]) else { continue }
+            var f: [String: String] = [:]
+            for w in words.dropFirst(2) {
+                if let eq = w.firstIndex(of: "=") { f[String(w[..<eq])] = String(w[w.index(after: eq)...]) }
+            }
+            switch words[1] {
+            case "CREATED":
+                bus = UInt16(f["bus"]?.dropFirst(2) ?? "0", radix: 16) ?? 0
+                usbID = "\(f["vid"] ?? ""):\(f["pid"] ?? "")"
+                hidID = f["hid"] ?? ""
+            case "INPUTNAME":
+                inputName = words.dropFirst(2).joined(separator: " ")
+            case "HDRUMBLE":
+                if let l = f["left"].flatMap(Pad.band), let r = f["right"].flatMap(Pad.band) {
+                    hd.append(HDPacket(time: t, id: f["id"] ?? "", left: l, right: r))
+                }
+            case "RUMBLE":
+                let trig = (f["triggers"] ?? "0,0").split(separator: ",").compactMap { Int($0) }
+                if let s = f["strong"].flatMap({ Int($0) }), let w = f["weak"].flatMap({ Int($0) }) {
+                    rumble.append(XboxReport(time: t, strong: s, weak: w, lt: trig.first ?? 0, rt: trig.count > 1 ? trig[1] : 0))
+                }
+            case "PRESS":
+                presses.append(t)
+            default: break
+            }
+        }
+    }
+
+    /// hapticd's reports in `from…to`: report 0x10 packets (Switch) or RUMBLE lines (Xbox).
+    func hdPackets(_ from: Double, _ to: Double) -> [HDPacket] { hd.filter { $0.fromReport10 && $0.time >= from && $0.time <= to } }
+    func xboxReports(_ from: Double, _ to: Double) -> [XboxReport] { rumble.filter { $0.time >= from && $0.time <= to } }
+    /// Whether the pad's last hapticd report is silent.
+    var atRest: Bool { isSwitch ? (hd.last { $0.fromReport10 }?.silent ?? true) : (rumble.last?.silent ?? true) }
+    /// Times of hapticd's non-silent reports.
+    func activeTimes(_ from: Double, _ to: Double) -> [Double] {
+        isSwitch ? hdPackets(from, to).filter { !$0.silent }.map(\.time) : xboxReports(from, to).filter { !$0.silent }.map(\.time)
+    }
+    /// Whether hapticd's reports keep the pad rumbling from `from` to `to`.
+    func rumblingThrough(_ from: Double, _ to: Double) -> Bool {
+        if isSwitch {
+            let ps = hd.filter { $0.fromReport10 && $0.time <= to }
+            guard let inForce = ps.last(where: { $0.time <= from }), !inForce.silent else { return false }
+            return ps.allSatisfy { $0.time < from || !$0.silent }
+        }
+        let rs = rumble.filter { $0.time <= to }
+        guard let inForce = rs.last(where: { $0.time <= from }), !inForce.silent else { return false }
+        return rs.allSatisfy { $0.time < from || !$0.silent }
+    }
+    var lastReportTime: Double { isSwitch ? (hd.last { $0.fromReport10 }?.time ?? 0) : (rumble.last?.time ?? 0) }
+}
+
+// MARK: hapticd
+
+let args = CommandLine.arguments
+guard args.count >= 3 else {
+    print("usage: hidraw-vmtest HAPTICD TYPE:PROFILE...")
+    exit(2)
+}
+let hapticd = args[1]
+let pads = args.dropFirst(2).map { Pad(spec: $0) }
+var daemonPID: pid_t = 0
+var client: HapticClient!
+var tracePath = "/tmp/hidraw-trace.csv"
+let stallLog = LineTail(path: "/tmp/stalls.log")
+
+/// Pads started by this program (the Switch Pro as a USB gadget, for the SDL comparison).
+var extraPads: [Pad] = []
+
+@MainActor func pollAll() { for p in pads + extraPads { p.poll() } }
+
+@discardableResult
+@MainActor func waitUntil(_ timeout: Double, _ done: () -> Bool) -> Bool {
+    let end = monotonicNow() + timeout
+    while true {
+        pollAll()
+        if done() { return true }
+        if monotonicNow() > end { return false }
+        usleep(5000)
+    }
+}
+
+@MainActor func sleepFor(_ seconds: Double) {
+    let end = monotonicNow() + seconds
+    while monotonicNow() < end { usleep(5000) }
+    pollAll()
+}
+
+/// The longest VM stall (stallmon) that overlapped `from…to`.
+@MainActor func stall(from: Double, to: Double) -> Double? {
+    stallLog.poll()
+    var longest: Double?
+    for line in stallLog.lines {
+        let w = line.split(separator: " ")
+        guard w.count > 2, w[1] == "STALL", let woke = Double(w[0]),
+              let s = w.first(where: { $0.hasPrefix("from=") }), let start = Double(s.dropFirst(5)) else { continue }
+        if woke >= from && start <= to { longest = max(longest ?? 0, woke - start) }
+    }
+    return longest
+}
+
+/// Starts hapticd (`asUser`: through busybox su, as an unprivileged user) with `config` if given.
+@MainActor func startDaemon(config: String? = nil, asUser: String? = nil, trace: String) -> Bool {
+    tracePath = trace
+    unlink(socketPath)
+    var line = [hapticd, "--socket", socketPath, "--trace", trace, "--log-level", asUser == nil ? "warning" : "info"]
+    if let config { line += ["--config", config] }
+    var words = line
+    if let asUser { words = ["/bin/su", asUser, "-c", "exec " + line.joined(separator: " ") + " 2>>/tmp/hapticd-\(asUser).log"] }
+    var pid: pid_t = 0
+    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+    cargs.append(nil)
+    defer { for p in cargs { free(p) } }
+    guard posix_spawn(&pid, words[0], nil, nil, &cargs, environ) == 0 else { return false }
+    daemonPID = pid
+    for _ in 0..<1500 {
+        if let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil {
+            client = c
+            return true
+        }
+        usleep(10_000)
+    }
+    return false
+}
+
+@MainActor func stopDaemon(_ signal: Int32 = SIGTERM) -> Int32? {
+    kill(daemonPID, signal)
+    var status: Int32 = 0
+    let end = monotonicNow() + 10
+    while monotonicNow() < end {
+        if waitpid(daemonPID, &status, WNOHANG) == daemonPID { return status }
+        usleep(5000)
+    }
+    kill(daemonPID, SIGKILL)
+    _ = waitpid(daemonPID, &status, 0)
+    return nil
+}
+
+func number(_ v: JSONValue?) -> Double? {
+    if case .number(let x)? = v { return x }
+    return nil
+}
+
+func string(_ v: JSONValue?) -> String? {
+    if case .string(let s)? = v { return s }
+    return nil
+}
+
+func strings(_ v: JSONValue?) -> [String] {
+    if case .array(let a)? = v { return a.compactMap { string($0) } }
+    return []
+}
+
+@MainActor func matches(_ p: Pad, _ v: JSONValue) -> Bool {
+    guard let name = string(v["name"]), let id = string(v["usb_id"]), let bus = number(v["bus"]) else { return false }
+    if case .bool(false)? = v["connected"] { return false }
+    return name == p.inputName && id == p.usbID && UInt16(bus) == p.bus
+}
+
+/// Finds every pad in `devices`; returns each pad's capabilities.
+@MainActor func mapDevices(_ pads: [Pad] = pads) -> [String: JSONObject] {
+    var list: [JSONValue] = []
+    waitUntil(10) {
+        guard let r = try? client.request("devices"), case .array(let l)? = r["devices"] else { return false }
+        list = l
+        return pads.allSatisfy { p in list.contains { matches(p, $0) } }
+    }
+    var caps: [String: JSONObject] = [:]
+    for p in pads {
+        guard let entry = list.first(where: { matches(p, $0) }), let d = number(entry["device"]) else {
+            check(false, "hapticd finds \(p.type)", JSONWriter.write(.array(list)))
+            p.device = -1
+            continue
+        }
+        p.device = Int(d)
+        p.node = string(entry["path"]) ?? ""
+        if let c = try? client.request("capabilities", JSONObject(["device": .number(d)])) { caps[p.type] = c }
+    }
+    return caps
+}
+
+/// The hidraw node (/dev/hidrawN) of the HID device `hidID` (BBBB:VVVV:PPPP), from sysfs.
+func hidrawNodeOf(_ hidID: String) -> String? {
+    guard let dir = opendir("/sys/class/hidraw") else { return nil }
+    defer { closedir(dir) }
+    while let e = readdir(dir) {
+        let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard name.hasPrefix("hidraw") else { continue }
+        var buf = [CChar](repeating: 0, count: 512)
+        let n = readlink("/sys/class/hidraw/\(name)/device", &buf, buf.count - 1)
+        guard n > 0 else { continue }
+        let target = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if target.split(separator: "/").last?.hasPrefix(hidID + ".") == true { return "/dev/\(name)" }
+    }
+    return nil
+}
+
+// MARK: playing
+
+struct Started {
+    var player: Int
+    var sent: Double
+    var engineTime: Double
+}
+
+@MainActor func play(_ pad: Pad, _ pattern: HapticPattern, locality: String? = nil, loop: Bool = false) -> Started? {
+    var body = JSONObject(["device": .number(Double(pad.device)), "loop": .bool(loop), "pattern": AHAPWriter.json(pattern)])
+    if let locality { body.append("locality", .string(locality)) }
+    let sent = monotonicNow()
+    guard let r = try? client.request("play", body) else { return nil }
+    return Started(player: Int(number(r["player"]) ?? -1), sent: sent, engineTime: number(r["engine_time"]) ?? sent)
+}
+
+@MainActor func constant(_ duration: Double, intensity: Double = 0.8, sharpness: Double = 0.5) -> HapticPattern {
+    HapticPattern(elements: [.event(.continuous(at: 0, duration: duration, intensity: intensity, sharpness: sharpness))])
+}
+
+/// Plays and waits until the pattern is over and the pad at rest; returns the start and the end.
+@MainActor func playThrough(_ pad: Pad, _ pattern: HapticPattern, locality: String? = nil) -> (Started, Double)? {
+    waitUntil(2) { pad.atRest }
+    guard let s = play(pad, pattern, locality: locality) else { return nil }
+    let end = s.engineTime + CompiledPattern(pattern, profile: DeviceProfile.named(pad.expectedProfile) ?? .generic).renderEnd
+    waitUntil(end - monotonicNow() + 3) { monotonicNow() > end + 0.1 && pad.atRest }
+    sleepFor(0.1)
+    return (s, monotonicNow())
+}
+
+func ms(_ x: Double?) -> String {
+    guard let x else { return "-" }
+    return "\((x * 10000).rounded() / 10)"
+}
+
+func near(_ a: Double, _ b: Double, ratio: Double) -> Bool { a > 0 && b > 0 && max(a / b, b / a) <= ratio }
+
+/// The table amplitude (thousandths) a band of amplitude `x` (0…1) may legitimately be logged as: the
+/// nearest table level, so within half the gap to its neighbours; a tolerance of 4 % or 12.
+func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x * 1000) <= max(12, 0.04 * x * 1000) }
+
+// MARK: the checks
+
+/// `capabilities`: the backend, the node, the actuators and localities.
+@MainActor func checkCapabilities(_ pad: Pad, _ c: JSONObject?) {
+    guard let c else { return check(false, "\(pad.type): capabilities") }
+    let node = string(c["hidraw_node"]) ?? ""
+    let own = hidrawNodeOf(pad.hidID) ?? "?"
+    pad.hidrawNode = own
+    pad.interval = number(c["minimum_update_interval"]) ?? 0
+    check(string(c["backend"]) == "hidraw" && node == own && string(c["profile"]) == pad.expectedProfile,
+          "\(pad.type): capabilities say backend hidraw on its own node \(own), profile \(pad.expectedProfile)",
+          "backend \(string(c["backend"]) ?? "-") node \(node) profile \(string(c["profile"]) ?? "-") fallback \(string(c["backend_fallback"]) ?? "-")")
+    let localities = strings(c["localities"]), unsupported = strings(c["unsupported_localities"])
+    if pad.isSwitch {
+        check(string(c["actuators"]) == "hd-rumble" && ["leftHandle", "rightHandle"].allSatisfy(localities.contains)
+              && ["triggers", "leftTrigger", "rightTrigger"].allSatisfy(unsupported.contains),
+              "\(pad.type): actuators hd-rumble, localities leftHandle/rightHandle, no triggers",
+              "actuators \(string(c["actuators"]) ?? "-") localities \(localities) unsupported \(unsupported)")
+    } else {
+        check(string(c["actuators"]) == "rumble-and-triggers"
+              && ["leftHandle", "rightHandle", "triggers", "leftTrigger", "rightTrigger"].allSatisfy(localities.contains),
+              "\(pad.type): actuators rumble-and-triggers, localities handles and triggers",
+              "actuators \(string(c["actuators"]) ?? "-") localities \(localities)")
+    }
+}
+
+/// Steps of constant intensity and rising sharpness: a rising frequency sweep, band by band as
+/// docs/rendering.md §13 says (fundamental 80·4^S Hz, high band 2f, amplitudes I(1−S) and I·S).
+@MainActor func sharpnessSweep(_ pad: Pad) {
+    let steps = [0.0, 0.25, 0.5, 0.75, 1.0], step = 0.3, intensity = 0.8
+    let pattern = HapticPattern(elements: steps.enumerated().map { k, s in
+        .event(.continuous(at: Double(k) * step, duration: step, intensity: intensity, sharpness: s))
+    })
+    var fundamentals: [Double] = []
+    var rows: [String] = []
+    var bandsOK = true
+    for attempt in 1...3 {
+        guard let (s, end) = playThrough(pad, pattern) else { return check(false, "\(pad.type): sharpness sweep: play") }
+        fundamentals = []
+        rows = []
+        bandsOK = true
+        var missing = false
+        for (k, sharp) in steps.enumerated() {
+            // The middle of each step: past one pacing interval and the transport, before the next.
+            let from = s.engineTime + Double(k) * step + pad.interval + 0.06, to = s.engineTime + Double(k + 1) * step - 0.02
+            let ps = pad.hdPackets(from, to).filter { !$0.silent }
+            guard let p = ps.last else {
+                bandsOK = false
+                missing = true
+                rows.append("S=\(sharp): no packet in \(ms(from - s.engineTime))…\(ms(to - s.engineTime)) ms")
+                continue
+            }
+            let f = 80 * exp2(2 * sharp)
+            let ok = [p.left, p.right].allSatisfy { a in
+                near(a.lf, f, ratio: 1.025) && near(a.hf, 2 * f, ratio: 1.025)
+                    && nearAmplitude(a.la, intensity * (1 - sharp)) && nearAmplitude(a.ha, intensity * sharp)
+            }
+            bandsOK = bandsOK && ok
+            fundamentals.append(p.left.lf)
+            rows.append("S=\(sharp): left \(p.left.lf) Hz:\(p.left.la) / \(p.left.hf) Hz:\(p.left.ha), right \(p.right.lf):\(p.right.la) / \(p.right.hf):\(p.right.ha) (want \(Int(f)):\(Int(intensity * (1 - sharp) * 1000)) / \(Int(2 * f)):\(Int(intensity * sharp * 1000)))")
+        }
+        // A step with no packet in its window is a timing matter: retried when the VM stalled meanwhile.
+        if missing, attempt < 3, let gap = stall(from: s.sent, to: end) {
+            print("NOTE \(pad.type) sharpness sweep: the VM stalled for \(ms(gap)) ms: once more")
+            continue
+        }
+        break
+    }
+    print("SWEEP \(pad.type)\n  " + rows.joined(separator: "\n  "))
+    check(bandsOK, "\(pad.type): each sharpness step plays at 80·4^S Hz and 2f, amplitudes I(1−S) and I·S on both actuators",
+          rows.joined(separator: "; "))
+    check(fundamentals.count == steps.count && zip(fundamentals, fundamentals.dropFirst()).allSatisfy { $0 < $1 },
+          "\(pad.type): rising sharpness is a rising frequency sweep (\(fundamentals.map { Int($0) }) Hz)")
+
+    // Intensity → amplitude at a constant sharpness 0.5 (160 and 320 Hz at I/2 each).
+    let levels = [0.25, 0.5, 0.75, 1.0]
+    let ramp = HapticPattern(elements: levels.enumerated().map { k, i in
+        .event(.continuous(at: Double(k) * step, duration: step, intensity: i, sharpness: 0.5))
+    })
+    var amps: [String] = []
+    var ampOK = true
+    for attempt in 1...3 {
+        guard let (r, end) = playThrough(pad, ramp) else { return check(false, "\(pad.type): intensity steps: play") }
+        amps = []
+        ampOK = true
+        var missing = false
+        for (k, i) in levels.enumerated() {
+            let from = r.engineTime + Double(k) * step + pad.interval + 0.06, to = r.engineTime + Double(k + 1) * step - 0.02
+            guard let p = pad.hdPackets(from, to).filter({ !$0.silent }).last else {
+                ampOK = false
+                missing = true
+                amps.append("I=\(i): none")
+                continue
+            }
+            ampOK = ampOK && nearAmplitude(p.left.la, i / 2) && nearAmplitude(p.left.ha, i / 2) && near(p.left.lf, 160, ratio: 1.025)
+            amps.append("I=\(i): \(p.left.la)/\(p.left.ha)")
+        }
+        if missing, attempt < 3, let gap = stall(from: r.sent, to: end) {
+            print("NOTE \(pad.type) intensity steps: the VM stalled for \(ms(gap)) ms: once more")
+            continue
+        }
+        break
+    }
+    check(ampOK, "\(pad.type): intensity maps to amplitude through the table (S 0.5: both bands I/2: \(amps.joined(separator: ", ")))")
+
+    // A continuous event under a SharpnessControl curve 0 → 1: the low band climbs 80 → 320 Hz.
+    let curve = HapticPattern(elements: [
+        .event(.continuous(at: 0, duration: 1.2, intensity: 0.8, sharpness: 0)),
+        .curve(.init(.hapticSharpnessControl, at: 0, points: [.init(0, 0), .init(1.0, 1)])),
+    ])
+    guard let (c, end) = playThrough(pad, curve) else { return check(false, "\(pad.type): sharpness curve: play") }
+    let fs = pad.hdPackets(c.sent, end).filter { !$0.silent }.map(\.left.lf)
+    let monotone = zip(fs, fs.dropFirst()).allSatisfy { $1 >= $0 }
+    check(monotone && (fs.first ?? 999) < 90 && (fs.last ?? 0) > 300,
+          "\(pad.type): a SharpnessControl curve 0→1 sweeps the low band upward, \(Int(fs.first ?? 0))→\(Int(fs.last ?? 0)) Hz in \(fs.count) packets",
+          "\(fs.map { Int($0) })")
+}
+
+/// Transients at known times: each arrives within one pacing interval plus the VM's allowance.
+@MainActor func rhythm(_ pad: Pad) {
+    let times = (0..<8).map { Double($0) * 0.2 }
+    let pattern = HapticPattern(elements: times.map { .event(.transient(at: $0, intensity: 1, sharpness: 0.6)) })
+    let bound = pad.interval + tick + schedulingSlack + transportBound
+    for attempt in 1...4 {
+        guard let (s, end) = playThrough(pad, pattern) else { return check(false, "\(pad.type): rhythm: play") }
+        let active = pad.activeTimes(s.sent, end)
+        var lateness: [Double] = []
+        for t in times {
+            let due = s.engineTime + t
+            if let a = active.first(where: { $0 >= due - 0.002 && $0 <= due + 0.18 }) { lateness.append(a - due) }
+        }
+        let ok = lateness.count == times.count && lateness.allSatisfy { $0 <= bound }
+        if !ok, attempt < 4, let gap = stall(from: s.sent, to: end) {
+            print("NOTE \(pad.type) rhythm: the VM stalled for \(ms(gap)) ms: once more")
+            continue
+        }
+        if pad.isSwitch {
+            // A transient plays at its sharpness' frequency: 80·4^0.6 ≈ 184 Hz low band.
+            let bursts = pad.hdPackets(s.sent, end).filter { !$0.silent }
+            let f = 80 * exp2(2 * 0.6)
+            check(!bursts.isEmpty && bursts.allSatisfy { near($0.left.lf, f, ratio: 1.025) && near($0.left.hf, 2 * f, ratio: 1.025) },
+                  "\(pad.type): transients play at their sharpness' frequency (\(Int(f)) Hz, \(Int(2 * f)) Hz)",
+                  "\(bursts.map { "\($0.left.lf)/\($0.left.hf)" })")
+        }
+        check(ok, "\(pad.type): \(times.count) transients 200 ms apart each reach the pad within \(ms(bound)) ms (interval \(ms(pad.interval)) + tick + slack + transport): lateness \(lateness.map { ms($0) }) ms",
+              "\(lateness.count) of \(times.count) arrived")
+        pad.measures["onset_mean_ms"] = ms(lateness.isEmpty ? nil : lateness.reduce(0, +) / Double(lateness.count))
+        pad.measures["onset_max_ms"] = ms(lateness.max())
+        return
+    }
+}
+
+/// Localities: on the Switch each handle is one actuator; on the Xbox the trigger localities move only
+/// the trigger bytes, the handles only their motor.
+@MainActor func localities(_ pad: Pad) {
+    if pad.isSwitch {
+        for (loc, leftOn) in [("leftHandle", true), ("rightHandle", false)] {
+            guard let (s, end) = playThrough(pad, constant(0.4), locality: loc) else { check(false, "\(pad.type) \(loc): play"); continue }
+            let ps = pad.hdPackets(s.sent, end)
+            let other = ps.filter { leftOn ? !$0.rightSilent : !$0.leftSilent }
+            let own = ps.filter { leftOn ? !$0.leftSilent : !$0.rightSilent }
+            check(!own.isEmpty && other.isEmpty,
+                  "\(pad.type): \(loc) drives only the \(leftOn ? "left" : "right") actuator (\(own.count) packets, the other silent in all \(ps.count))",
+                  "\(other.count) packets move the other one")
+        }
+        return
+    }
+    let cases: [(String, (XboxReport) -> Bool, (XboxReport) -> Bool)] = [
+        ("triggers", { $0.lt > 0 && $0.rt > 0 }, { $0.strong == 0 && $0.weak == 0 }),
+        ("leftTrigger", { $0.lt > 0 }, { $0.rt == 0 && $0.strong == 0 && $0.weak == 0 }),
+        ("rightTrigger", { $0.rt > 0 }, { $0.lt == 0 && $0.strong == 0 && $0.weak == 0 }),
+        ("leftHandle", { $0.strong > 0 }, { $0.weak == 0 && $0.lt == 0 && $0.rt == 0 }),
+        ("rightHandle", { $0.weak > 0 }, { $0.strong == 0 && $0.lt == 0 && $0.rt == 0 }),
+    ]
+    for (loc, moves, others) in cases {
+        guard let (s, end) = playThrough(pad, constant(0.4), locality: loc) else { check(false, "\(pad.type) \(loc): play"); continue }
+        let rs = pad.xboxReports(s.sent, end)
+        let stray = rs.filter { !others($0) }
+        check(rs.contains(where: moves) && stray.isEmpty,
+              "\(pad.type): \(loc) moves only its motor(s) (\(rs.filter(moves).count) reports, e.g. \(rs.first(where: moves).map { "LT \($0.lt) RT \($0.rt) L \($0.strong) R \($0.weak)" } ?? "-"))",
+              "stray \(stray.map { "LT \($0.lt) RT \($0.rt) L \($0.strong) R \($0.weak)" })")
+    }
+}
+
+/// The kernel driver still delivers the pad's input: a button pressed on the pad (uhidpad, SIGHUP)
+/// appears on its evdev node while hapticd drives the rumble through the hidraw node.
+@MainActor func inputStillDelivered(_ pad: Pad) {
+    let fd = open(pad.node, O_RDONLY | O_NONBLOCK)
+    guard fd >= 0 else { return check(false, "\(pad.type): open \(pad.node) for input", "errno \(errno)") }
+    defer { close(fd) }
+    var buf = [UInt8](repeating: 0, count: 24 * 64)
+    while read(fd, &buf, buf.count) > 0 {}
+    guard let s = play(pad, constant(10, intensity: 0.7), loop: true) else { return check(false, "\(pad.type): input: play") }
+    waitUntil(2) { !pad.atRest }
+    sleepFor(0.2)
+    let pressed = monotonicNow()
+    kill(pad.emulatorPID, SIGHUP)
+    var down = false, up = false
+    let end = monotonicNow() + 3
+    while monotonicNow() < end && !(down && up) {
+        let n = read(fd, &buf, buf.count)
+        if n > 0 {
+            for k in stride(from: 0, to: n - 23, by: 24) {
+                let type = UInt16(buf[k + 16]) | UInt16(buf[k + 17]) << 8
+                let value = Int32(bitPattern: UInt32(buf[k + 20]) | UInt32(buf[k + 21]) << 8 | UInt32(buf[k + 22]) << 16 | UInt32(buf[k + 23]) << 24)
+                if type == 1 && value == 1 { down = true }
+                if type == 1 && value == 0 && down { up = true }
+            }
+        } else {
+            usleep(5000)
+        }
+    }
+    pollAll()
+    // Rumbling throughout: the report in force at the press is not silent, nor any until now (a pad
+    // without refresh, the Xbox, gets no new report while the value holds).
+    let rumbling = pad.rumblingThrough(pressed, monotonicNow())
+    check(down && up && rumbling,
+          "\(pad.type): the kernel driver still delivers input: a button press and release reach \(pad.node) while hapticd keeps the pad rumbling through its hidraw node",
+          "down \(down) up \(up) rumbling \(rumbling)")
+    _ = try? client.request("player.stop", JSONObject(["player": .number(Double(s.player))]))
+    waitUntil(2) { pad.atRest }
+}
+
+/// `player.stop` and `stop_all` end with a silent report through the hidraw node.
+@MainActor func stops(_ pad: Pad) {
+    for how in ["player.stop", "stop_all"] {
+        guard let s = play(pad, constant(10), loop: true) else { check(false, "\(pad.type) \(how): play"); continue }
+        waitUntil(2) { !pad.atRest }
+        sleepFor(0.15)
+        let t0 = monotonicNow()
+        if how == "player.stop" {
+            _ = try? client.request("player.stop", JSONObject(["player": .number(Double(s.player))]))
+        } else {
+            _ = try? client.request("stop_all")
+        }
+        let ok = waitUntil(2) { pad.atRest && pad.lastReportTime >= t0 }
+        sleepFor(0.3)
+        check(ok && pad.atRest, "\(pad.type): \(how) leaves the actuators silent (last report neutral, \(ms(pad.lastReportTime - t0)) ms)")
+        pad.measures[how == "stop_all" ? "stop_all_ms" : "stop_ms"] = ms(ok ? pad.lastReportTime - t0 : nil)
+    }
+}
+
+// MARK: command → first report and a 16 ms ramp (the hapticd side of the SDL comparison)
+
+struct Command {
+    var time: Double
+    var level: Double
+}
+
+/// The pad's response to a sequence of commands: command → first non-silent report, and per ramp
+/// step the lag until a report shows a stronger value than before the step.
+struct Response {
+    var firstReport: [Double] = []
+    var rampLags: [Double] = []
+    var rampLost = 0
+    var lastLag: Double?
+}
+
+/// A strength measure of one report for comparing steps of a ramp (amplitudes or 0…100 values).
+func strength(_ p: HDPacket) -> Int { p.left.la + p.left.ha + p.right.la + p.right.ha }
+func strength(_ r: XboxReport) -> Int { r.strong + r.weak + r.lt + r.rt }
+
+@MainActor func reports(_ pad: Pad, _ from: Double, _ to: Double, allIDs: Bool = false) -> [(Double, Int)] {
+    if pad.isSwitch {
+        return pad.hd.filter { ($0.fromReport10 || allIDs) && $0.time >= from && $0.time <= to }.map { ($0.time, strength($0)) }
+    }
+    return pad.rumble.filter { $0.time >= from && $0.time <= to }.map { ($0.time, strength($0)) }
+}
+
+func clicksResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> [Double] {
+    cmds.filter { $0.level > 0 }.compactMap { c in rs.first { $0.0 >= c.time && $0.1 > 0 }.map { $0.0 - c.time } }
+}
+
+func rampResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> Response {
+    var r = Response()
+    let steps = cmds.filter { $0.level > 0 }
+    for (k, c) in steps.enumerated() {
+        let before = rs.last { $0.0 < c.time }?.1 ?? 0
+        let limit = k + 1 < steps.count ? steps[k + 1].time + 0.2 : c.time + 0.5
+        if let a = rs.first(where: { $0.0 >= c.time && $0.0 <= limit && $0.1 > before }) {
+            r.rampLags.append(a.0 - c.time)
+            if k == steps.count - 1 { r.lastLag = a.0 - c.time }
+        } else {
+            r.rampLost += 1
+        }
+    }
+    return r
+}
+
+@MainActor func rumbleCommand(_ pad: Pad, _ level: Double, triggers: Bool = false) -> Command? {
+    let t = monotonicNow()
+    if triggers {
+        // The trigger motors: a constant on the `triggers` locality (SDL: SDL_GameControllerRumbleTriggers).
+        guard level > 0 else { _ = try? client.request("stop_all"); return Command(time: t, level: 0) }
+        guard play(pad, constant(5, intensity: level), locality: "triggers") != nil else { return nil }
+        return Command(time: t, level: level)
+    }
+    var body = JSONObject(["device": .number(Double(pad.device)), "strong": .number(level), "weak": .number(level * 0.67)])
+    if level > 0 { body.append("duration", .number(5)) }
+    guard (try? client.request("rumble", body)) != nil else { return nil }
+    return Command(time: t, level: level)
+}
+
+/// Clicks (60 ms on, 240 ms off) and a 16 ms ramp through hapticd's socket, as sdlrumble does through SDL.
+@MainActor func hapticdBenchmark(_ pad: Pad, triggers: Bool = false) -> (clicks: [Double], ramp: Response) {
+    var cmds: [Command] = []
+    let t0 = monotonicNow()
+    for _ in 0..<15 {
+        if let c = rumbleCommand(pad, 0.75, triggers: triggers) { cmds.append(c) }
+        sleepFor(0.06)
+        if let c = rumbleCommand(pad, 0, triggers: triggers) { cmds.append(c) }
+        sleepFor(0.24)
+    }
+    waitUntil(1) { pad.atRest }
+    let clicks = clicksResponse(cmds, reports(pad, t0, monotonicNow()))
+    // The same from hapticd's trace: command → its write (hapticd's own share of the latency).
+    let traced = traceWrites(pad.device).filter { $0.0 >= t0 }.map { ($0.0, $0.1 ? 1 : 0) }
+    pad.measures[triggers ? "triggers_cmd_to_write_p50_ms" : "cmd_to_write_p50_ms"] = ms(percentile(of: clicksResponse(cmds, traced), 50))
+    pad.measures[triggers ? "triggers_cmd_to_write_p99_ms" : "cmd_to_write_p99_ms"] = ms(percentile(of: clicksResponse(cmds, traced), 99))
+    sleepFor(0.2)
+    var ramp: [Command] = []
+    // The trigger ramp: one looping player on `triggers`, made beforehand at intensity 1 under an
+    // intensity control, started at the first step, its control set at each step after.
+    var player = -1
+    if triggers {
+        var body = JSONObject(["device": .number(Double(pad.device)), "locality": .string("triggers"), "loop": .bool(true),
+                               "pattern": AHAPWriter.json(constant(5, intensity: 1))])
+        if let r = try? client.request("player.create", body), let p = number(r["player"]) { player = Int(p) }
+        body = JSONObject(["player": .number(Double(player)), "parameters": .object(JSONObject(["intensity": .number(0.02)]))])
+        _ = try? client.request("player.send_parameters", body)
+        sleepFor(0.1)
+    }
+    let r0 = monotonicNow()
+    var next = r0
+    for k in 1...30 {
+        let level = 0.02 * Double(k)
+        if triggers {
+            let t = monotonicNow()
+            let ok = k == 1
+                ? (try? client.request("player.start", JSONObject(["player": .number(Double(player))]))) != nil
+                : (try? client.request("player.send_parameters", JSONObject([
+                    "player": .number(Double(player)), "parameters": .object(JSONObject(["intensity": .number(level)])),
+                ]))) != nil
+            if ok { ramp.append(Command(time: t, level: level)) }
+        } else if let c = rumbleCommand(pad, level) {
+            ramp.append(c)
+        }
+        next += 0.016
+        let wait = next - monotonicNow()
+        if wait > 0 { usleep(UInt32(wait * 1e6)) }
+    }
+    sleepFor(0.3)
+    _ = rumbleCommand(pad, 0, triggers: triggers)
+    waitUntil(1) { pad.atRest }
+    return (clicks, rampResponse(ramp, reports(pad, r0, monotonicNow())))
+}
+
+/// hapticd's traced writes to a pad (the running daemon's trace): (time, non-zero).
+var traceReaders: [String: LineTail] = [:]
+@MainActor func traceWrites(_ device: Int) -> [(Double, Bool)] {
+    let traceReader = traceReaders[tracePath] ?? LineTail(path: tracePath)
+    traceReaders[tracePath] = traceReader
+    traceReader.poll()
+    return traceReader.lines.compactMap { line in
+        let c = line.split(separator: ",")
+        guard c.count >= 4, let t = Double(c[0]), Int(c[1]) == device else { return nil }
+        return (t, c.dropFirst(2).contains { $0 != "0" })
+    }
+}
+
+// MARK: SDL2's HIDAPI path (sdlrumble)
+
+var lastSDLError = ""
+
+/// Runs /bin/sdlrumble against the pad; returns its commands and the path SDL opened, or nil.
+@MainActor func sdlRun(_ pad: Pad, _ mode: String) -> (cmds: [Command], path: String, note: String)? {
+    let log = "/tmp/sdl-\(pad.type)-\(mode).log"
+    unlink(log)
+    let vidpid = pad.usbID.split(separator: ":")
+    let words = ["/bin/sdlrumble", "--vid", String(vidpid.first ?? ""), "--pid", String(vidpid.last ?? ""), "--path", pad.hidrawNode,
+                 "--mode", mode, "--log", log]
+    var pid: pid_t = 0
+    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+    cargs.append(nil)
+    defer { for p in cargs { free(p) } }
+    guard posix_spawn(&pid, words[0], nil, nil, &cargs, environ) == 0 else { return nil }
+    var status: Int32 = -1
+    let end = monotonicNow() + 60
+    while monotonicNow() < end {
+        pollAll()
+        if waitpid(pid, &status, WNOHANG) == pid { break }
+        usleep(5000)
+    }
+    if monotonicNow() >= end { kill(pid, SIGKILL); _ = waitpid(pid, &status, 0) }
+    let tail = LineTail(path: log)
+    tail.poll()
+    var cmds: [Command] = []
+    var path = "", note = ""
+    for line in tail.lines {
+        let w = line.split(separator: " ").map(String.init)
+        guard w.count >= 3, let t = Double(w[0]) else { continue }
+        if w[1] == "CMD", let l = Double(w[2].dropFirst("level=".count)) { cmds.append(Command(time: t, level: l)) }
+        if w[1] == "OPENED" { path = w.dropFirst(2).joined(separator: " ") }
+        if w[1] == "ERROR" || w[1] == "NOTE" { note += w.dropFirst(2).joined(separator: " ") + "; " }
+    }
+    guard status == 0 else {
+        lastSDLError = tail.lines.last { $0.contains(" ERROR ") }.map { String($0.split(separator: " ").dropFirst(2).joined(separator: " ")) } ?? "exit status \(status)"
+        print("NOTE sdlrumble \(pad.type) \(mode): exit status \(status): \(tail.lines.suffix(6).joined(separator: " | "))")
+        return nil
+    }
+    return (cmds, path, note)
+}
+
+// MARK: run
+
+_ = nice(5)
+pollAll()
+var uts = utsname()
+uname(&uts)
+let release = withUnsafeBytes(of: uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+
+// 1. hapticd as root, backend auto: every pad through its hidraw node.
+guard startDaemon(trace: "/tmp/hidraw-trace.csv") else {
+    check(false, "hapticd starts and answers")
+    finish("hidraw-vmtest")
+}
+check(true, "hapticd starts and answers (backend auto)")
+let caps = mapDevices()
+for pad in pads where pad.device >= 0 { checkCapabilities(pad, caps[pad.type]) }
+
+var bench: [String: (clicks: [Double], ramp: Response)] = [:]
+var benchTriggers: [String: (clicks: [Double], ramp: Response)] = [:]
+for pad in pads where pad.device >= 0 {
+    let begin = monotonicNow()
+    if pad.isSwitch { sharpnessSweep(pad) }
+    rhythm(pad)
+    localities(pad)
+    inputStillDelivered(pad)
+    stops(pad)
+    bench[pad.type] = hapticdBenchmark(pad)
+    if !pad.isSwitch { benchTriggers[pad.type] = hapticdBenchmark(pad, triggers: true) }
+    print("pad \(pad.type): \(Int((monotonicNow() - begin) * 1000)) ms")
+}
+
+// hapticd's trace: it wrote four channels for these pads (time,device,strong,weak,third,fourth).
+let traceTail = LineTail(path: "/tmp/hidraw-trace.csv")
+traceTail.poll()
+check(traceTail.lines.contains { $0.split(separator: ",").count == 6 }, "hapticd's trace has the four channels of the hidraw pads",
+      traceTail.lines.suffix(3).joined(separator: " | "))
+
+// 2. Shutdown mid-rumble: every actuator silent through the same node.
+for pad in pads where pad.device >= 0 { _ = play(pad, constant(10), loop: true) }
+waitUntil(3) { pads.allSatisfy { $0.device < 0 || !$0.atRest } }
+sleepFor(0.1)
+let term = monotonicNow()
+let status = stopDaemon()
+check(status.map { $0 == 0 } ?? false, "SIGTERM: hapticd exits 0", "status \(String(describing: status))")
+waitUntil(2) { pads.allSatisfy { $0.atRest && $0.lastReportTime >= term } }
+for pad in pads where pad.device >= 0 {
+    check(pad.atRest && pad.lastReportTime >= term, "\(pad.type): SIGTERM of hapticd mid-rumble ends with a silent report (\(ms(pad.lastReportTime - term)) ms)")
+}
+
+// 3. Fallback: hapticd as an unprivileged user who may open the evdev nodes and every hidraw node but
+// the Switch Pro USB pad's: that pad falls back to evdev, with the reason, and still rumbles.
+let denied = pads.first { $0.type == "switch-pro-usb" }
+for pad in pads {
+    chmod(pad.node, 0o666)
+    if !pad.hidrawNode.isEmpty { chmod(pad.hidrawNode, pad === denied ? 0 : 0o666) }
+}
+if startDaemon(asUser: "hapticd", trace: "/tmp/hidraw-trace-user.csv") {
+    let c2 = mapDevices()
+    for pad in pads where pad.device >= 0 {
+        let c = c2[pad.type]
+        if pad === denied {
+            let why = string(c?["backend_fallback"]) ?? ""
+            check(string(c?["backend"]) == "evdev" && why.contains("permission") && string(c?["profile"]) == "switch-pro-usb",
+                  "\(pad.type): its hidraw node unreadable, capabilities say evdev, profile switch-pro-usb, because \"\(why)\"",
+                  "backend \(string(c?["backend"]) ?? "-") profile \(string(c?["profile"]) ?? "-")")
+            // Through evdev hid-nintendo sends the rumble (its own packets: RUMBLE strong/weak).
+            let n = pad.rumble.count
+            let t0 = monotonicNow()
+            guard let s = play(pad, constant(10, intensity: 0.8), loop: true) else { check(false, "fallback play"); continue }
+            let moved = waitUntil(3) { pad.rumble.dropFirst(n).contains { $0.strong > 0 || $0.weak > 0 } }
+            _ = try? client.request("player.stop", JSONObject(["player": .number(Double(s.player))]))
+            let quiet = waitUntil(3) { (pad.rumble.last.map { $0.strong == 0 && $0.weak == 0 } ?? false) }
+            sleepFor(0.3)
+            check(moved && quiet && pad.rumble.last.map { $0.strong == 0 && $0.weak == 0 } == true,
+                  "\(pad.type): through the evdev fallback the pad rumbles (hid-nintendo's reports) and the stop silences it",
+                  "moved \(moved) quiet \(quiet) since \(ms(monotonicNow() - t0))")
+        } else {
+            check(string(c?["backend"]) == "hidraw", "\(pad.type): as an unprivileged user with its node readable it keeps hidraw",
+                  "backend \(string(c?["backend"]) ?? "-") fallback \(string(c?["backend_fallback"]) ?? "-")")
+        }
+    }
+    _ = stopDaemon()
+} else {
+    let log = LineTail(path: "/tmp/hapticd-hapticd.log")
+    log.poll()
+    check(false, "hapticd starts as an unprivileged user", log.lines.suffix(5).joined(separator: " | "))
+}
+for pad in pads where !pad.hidrawNode.isEmpty { chmod(pad.hidrawNode, 0o600) }
+
+// 4. Config backend = "evdev": every pad through evdev, each saying why; the Xbox rumbles through
+// hid-microsoft, and its stop silences it.
+if let f = fopen("/tmp/hapticd-evdev.toml", "w") {
+    fputs("[devices]\nbackend = \"evdev\"\n", f)
+    fclose(f)
+}
+if startDaemon(config: "/tmp/hapticd-evdev.toml", trace: "/tmp/hidraw-trace-evdev.csv") {
+    let c3 = mapDevices()
+    for pad in pads where pad.device >= 0 {
+        let c = c3[pad.type]
+        let why = string(c?["backend_fallback"]) ?? ""
+        check(string(c?["backend"]) == "evdev" && why.contains("evdev") && string(c?["actuators"]) == "rumble",
+              "\(pad.type): [devices] backend = \"evdev\": capabilities say evdev (\"\(why)\"), two motors",
+              "backend \(string(c?["backend"]) ?? "-") actuators \(string(c?["actuators"]) ?? "-")")
+    }
+    if let xbox = pads.first(where: { !$0.isSwitch && $0.device >= 0 }) {
+        let n = xbox.rumble.count
+        if let s = play(xbox, constant(10, intensity: 0.8), loop: true) {
+            let moved = waitUntil(3) { xbox.rumble.dropFirst(n).contains { $0.strong > 0 || $0.weak > 0 } }
+            _ = try? client.request("player.stop", JSONObject(["player": .number(Double(s.player))]))
+            waitUntil(3) { xbox.rumble.last?.silent ?? false }
+            sleepFor(0.3)
+            let triggersMoved = xbox.rumble.dropFirst(n).contains { $0.lt > 0 || $0.rt > 0 }
+            check(moved && !triggersMoved && xbox.rumble.last?.silent == true,
+                  "\(xbox.type): through evdev (hid-microsoft) the handles rumble, the triggers never move, the stop silences it")
+        }
+    }
+    _ = stopDaemon()
+} else {
+    check(false, "hapticd starts with backend = \"evdev\"")
+}
+
+// 5. The Switch Pro over USB again, on a real USB stack: SDL 2.26's hidapi does not list a uhid pad on
+// the USB bus (its hidraw node has no USB device parent in sysfs), so the uhid pad gives way to the
+// same emulation as a USB HID gadget on dummy_hcd (uhidpad --transport hidg), which usbhid and
+// hid-nintendo bind like a plugged-in pad; hapticd and SDL are both measured on it.
+var gadgetPID: pid_t = 0
+var sdlPads = pads.filter { $0.device >= 0 }
+if let usb = pads.first(where: { $0.type == "switch-pro-usb" }) {
+    kill(usb.emulatorPID, SIGTERM)
+    let gone = waitUntil(5) { hidrawNodeOf(usb.hidID) == nil }
+    let gadget = Pad(spec: "switch-pro-usbg:switch-pro-usb-hd")
+    let words = ["/bin/uhidpad", "--type", "switch-pro-usb", "--transport", "hidg", "--log", "\(padDirectory)/switch-pro-usbg.log"]
+    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+    cargs.append(nil)
+    let spawned = posix_spawn(&gadgetPID, words[0], nil, nil, &cargs, environ) == 0
+    for c in cargs { free(c) }
+    extraPads.append(gadget)
+    var node: String?
+    let up = spawned && gone && waitUntil(20) {
+        node = gadget.hidID.isEmpty ? nil : hidrawNodeOf(gadget.hidID)
+        return node != nil && !gadget.inputName.isEmpty && gadget.tail.lines.contains { $0.contains("subcmd=0x30") || $0.contains("subcmd=0x03") }
+    }
+    if up, let node {
+        sleepFor(1)
+        gadget.hidrawNode = node
+        var link = [CChar](repeating: 0, count: 512)
+        let n = readlink("/sys/class/hidraw/\(node.split(separator: "/").last!)", &link, link.count - 1)
+        let sysPath = n > 0 ? String(decoding: link[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        print("NOTE the Switch Pro as a USB gadget: \(node) at \(sysPath)")
+        if startDaemon(trace: "/tmp/hidraw-trace-usbg.csv") {
+            let cg = mapDevices([gadget])
+            if gadget.device >= 0 {
+                let c = cg[gadget.type]
+                check(string(c?["backend"]) == "hidraw" && string(c?["hidraw_node"]) == node,
+                      "switch-pro-usb as a USB gadget (usbhid on dummy_hcd): hapticd drives it through its hidraw node \(node)",
+                      "backend \(string(c?["backend"]) ?? "-") node \(string(c?["hidraw_node"]) ?? "-") fallback \(string(c?["backend_fallback"]) ?? "-")")
+                gadget.interval = number(c?["minimum_update_interval"]) ?? 0
+                bench[gadget.type] = hapticdBenchmark(gadget)
+            }
+            _ = stopDaemon()
+        }
+        sdlPads = sdlPads.map { $0 === usb ? gadget : $0 }
+    } else {
+        print("NOTE the Switch Pro as a USB gadget did not come up (spawned \(spawned), uhid pad gone \(gone)): \(gadget.tail.lines.suffix(6).joined(separator: " | "))")
+    }
+}
+
+// 6. SDL2's HIDAPI path on the same pads (hapticd stopped: one writer at a time).
+var table: [String] = []
+func cell(_ s: String, _ w: Int) -> String { s.count >= w ? s + " " : s + String(repeating: " ", count: w - s.count) }
+func row(_ pad: String, _ who: String, _ clicks: [Double], _ r: Response?, _ note: String = "") -> String {
+    cell(pad, 16) + cell(who, 22) + cell("\(ms(percentile(of: clicks, 50)))/\(ms(percentile(of: clicks, 99))) (n=\(clicks.count))", 22)
+        + cell(r.map { "\(ms(percentile(of: $0.rampLags, 50)))/\(ms($0.rampLags.max()))" } ?? "-", 16)
+        + cell(r.map { "\($0.rampLost)" } ?? "-", 6) + cell(ms(r?.lastLag), 8) + note
+}
+table.append(cell("pad", 16) + cell("path", 22) + cell("cmd→report p50/p99", 22) + cell("ramp lag p50/max", 16) + cell("lost", 6) + cell("last", 8))
+for pad in sdlPads {
+    if let h = bench[pad.type] { table.append(row(pad.type, "hapticd hidraw", h.clicks, h.ramp)) }
+    if let h = benchTriggers[pad.type] { table.append(row(pad.type, "hapticd triggers", h.clicks, h.ramp)) }
+    for mode in pad.isSwitch ? ["rumble"] : ["rumble", "triggers"] {
+        let t0 = monotonicNow()
+        guard let run = sdlRun(pad, mode) else {
+            table.append(row(pad.type, "SDL \(mode)", [], nil, "not measured: \(lastSDLError)"))
+            continue
+        }
+        pollAll()
+        let all = reports(pad, t0, monotonicNow(), allIDs: true)
+        let split = run.cmds.firstIndex { $0.level == -1 } ?? run.cmds.count
+        let clickCmds = Array(run.cmds[..<split]), rampCmds = Array(run.cmds[min(split + 1, run.cmds.count)...])
+        let clicks = clicksResponse(clickCmds, all)
+        let ramp = rampResponse(rampCmds, all)
+        table.append(row(pad.type, "SDL \(mode)", clicks, rampCmds.isEmpty ? nil : ramp, "\(run.path) \(run.note)"))
+        print("MEASURE-SDL pad=\(pad.type) mode=\(mode) opened=\(run.path.isEmpty ? "-" : run.path) commands=\(run.cmds.count) clicks=\(clicks.count)")
+    }
+}
+print("MEASURE-KERNEL \(release)")
+for pad in pads + extraPads {
+    print("MEASURE-HIDRAW pad=\(pad.type) interval_ms=\(ms(pad.interval)) " + pad.measures.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+}
+if gadgetPID > 0 {
+    kill(gadgetPID, SIGTERM)
+    var st: Int32 = 0
+    _ = waitpid(gadgetPID, &st, 0)
+}
+print("SDL-vs-hapticd (ms; switch-pro-usbg: the Switch Pro as a USB HID gadget on dummy_hcd; clicks: 60 ms at 0.75 every 300 ms; ramp: 30 steps 16 ms apart, lag until a stronger report; last: the final step)")
+for line in table { print("  " + line) }
+finish("hidraw-vmtest")
