@@ -2,9 +2,11 @@
 /// "hidraw"): tried before `builtIn` for a pad whose hidraw node the daemon can use, each naming the
 /// evdev profile the pad falls back to.
 extension DeviceProfile {
-    /// Switch Pro Controller over USB, HD rumble. SDL's HIDAPI driver writes rumble over USB as it
-    /// comes and refreshes it every 50 ms ("to keep the motors running"); the pad's interrupt OUT
-    /// endpoint is polled every 8 ms, so 8 ms is the pace at which every report is taken.
+    /// Switch Pro Controller over USB, HD rumble, at the pad's interrupt OUT endpoint interval (8 ms),
+    /// refreshed every 50 ms while non-zero as SDL's HIDAPI driver does ("to keep the motors running").
+    /// SDL 2.26 holds its writes 30 ms apart on USB too (its comment: "the motors can miss the
+    /// command"); no driver limit exists here, and a missed value is superseded by the next report
+    /// or the refresh (docs/devices.md, "hidraw").
     public static let switchProUSBHD = DeviceProfile(
         name: "switch-pro-usb-hd", displayName: "Switch Pro Controller over USB (hidraw, HD rumble)",
         matches: [.init(bus: busUSB, vendor: 0x057E, product: 0x2009)],
