@@ -69,8 +69,8 @@ public final class RumbleDevice {
     /// Why `.inPlace` still plays from rest: ff-memless defers an in-place update of a playing effect
     /// to its timer (the next jiffy; under load, later), and a stop that comes before that timer only
     /// clears the effect: nothing is sent, and the update is lost. A short pulse — a value, then its
-    /// stop one pacing interval later — then never reached the pad (seen in the VM, issue 26: a 10 ms
-    /// pulse on the BigBen pad, written by hapticd, never reported). On hid-nintendo a play costs its
+    /// stop one pacing interval later — would never reach the pad (a 10 ms pulse on the BigBen pad,
+    /// written as an update, is never reported in the VM). On hid-nintendo a play costs its
     /// 25 ms link two more ring slots, which its profile cannot afford, so there the update stays in
     /// place.
     public static func steps(

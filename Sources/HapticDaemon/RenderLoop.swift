@@ -296,9 +296,9 @@ public final class RenderLoop: @unchecked Sendable {
             let result = try body(PadAccess(loop: loop))
             RequestProbe.mark(.dispatched)
             if ticking {
-                // Only the pads the body reached: the others' output cannot have changed (a command
-                // on one pad used to render every pad's players — most of a busy daemon's time
-                // under the soak test's far-future schedules, docs/robustness.md §2).
+                // Only the pads the body reached: the others' output cannot have changed, and
+                // rendering every pad's players per command would be most of a busy daemon's time
+                // under the soak test's far-future schedules (docs/robustness.md §2).
                 let now = loop.clock.now
                 for (id, pad) in loop.order where loop.touched.contains(id) { loop.tick(id, pad, now: now) }
                 renderedAt = now

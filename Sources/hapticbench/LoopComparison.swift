@@ -48,8 +48,8 @@ func run(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, s
 }
 
 /// `run`, with the start time (the third result) given by `body`: the engine's time at which it
-/// started its player — after making it. (Compiling a pattern of 125 transients took ~90 µs, by
-/// which every onset measured from a time read before it was too late until 2026-11-25.)
+/// started its player — after making it (compiling a pattern of 125 transients takes ~90 µs, which
+/// a start time read before it would count as lateness).
 func runTimed(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, seconds: Double? = nil,
               _ body: (HapticEngine) throws -> Double) -> (LoopRun, CountingSink, Double) {
     let loop = RenderLoop(mode: mode, period: 0.004)

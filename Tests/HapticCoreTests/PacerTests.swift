@@ -155,7 +155,7 @@ let slowPad: DeviceProfile = {
     /// ff-memless can lose an in-place update (its timer may send the old values); a settling profile
     /// sends the last value of a burst once more, one interval after it was written — zero included.
     @Test func theLastValueOfABurstIsSentOnceMore() {
-        var settling = DeviceProfile.dualSense  // 8 ms; its values are played, so it no longer settles
+        var settling = DeviceProfile.dualSense  // 8 ms; played values do not settle, so it is set here
         settling.settles = true
         var pacer = Pacer(profile: settling)
         #expect(pacer.offer(a, at: 0) == .set(pacer.quantized(a)))

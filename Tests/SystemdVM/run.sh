@@ -352,7 +352,7 @@ check_hardening() {
     for call in setpriority ioctl epoll_wait sendmsg; do
         echo " $got " | grep -q " $call " || because "SystemCallFilter lacks $call" || return 1
     done
-    # ioperm, iopl: @raw-io, which PrivateDevices=yes used to remove; the allow-list never had it.
+    # ioperm, iopl: @raw-io, which PrivateDevices=yes would remove; the allow-list does not have it.
     for call in setrlimit sched_setscheduler setuid chown mount sethostname ioperm iopl; do
         ! echo " $got " | grep -q " $call " || because "SystemCallFilter allows $call" || return 1
     done

@@ -331,7 +331,7 @@ struct Judgement {
 /// `atRest`: the pad's last report before these was zero (or it had none). Zero reports before the
 /// first other one then change nothing at the pad and are left out: ff-memless's timer, racing an
 /// in-place upload, sends the effect's old values — the zeros it played — just before hapticd's play
-/// from rest sends the new ones (docs/devices.md; before that play, issue 26, the race lost the value).
+/// from rest sends the new ones (docs/devices.md: without that play the race would lose the value).
 func judge(_ pad: Pad, trace: [TraceRow], reports: [Report], atRest: Bool) -> Judgement {
     let expected = trace.filter { $0.device == pad.device }.map {
         Change(time: $0.time, strong: $0.strong >> pad.spec.shift, weak: $0.weak >> pad.spec.shift)
