@@ -204,3 +204,52 @@ public func methodHeader() -> String {
     return "METHOD " + cell("pad", 16) + cell("driver", 12) + cell("every", 6)
         + cell("update: reach p50/p90", 12 + 8 + 13) + "play: reach p50/p90 ms, reports/value, lost/values(+excused)"
 }
+
+/// The stall monitor's log (`stallmon`): when the whole VM stood still (host load), which excuses a
+/// late timing and says nothing about hapticd, the driver or the pad. Parsed as it grows.
+public final class StallLog {
+    private let tail: LineTail
+    /// Each stall: (stood still from, woke at), in the order logged.
+    public private(set) var stalls: [(from: Double, woke: Double)] = []
+    private var parsed = 0
+
+    public init(path: String = "/tmp/stalls.log") { tail = LineTail(path: path) }
+
+    /// The longest stall that overlapped `from…to`, if any.
+    public func longest(from: Double, to: Double) -> Double? {
+        tail.poll()
+        while parsed < tail.lines.count {
+            let words = tail.lines[parsed].split(separator: " ")
+            parsed += 1
+            guard words.count > 2, words[1] == "STALL", let woke = Double(words[0]),
+                  let startWord = words.first(where: { $0.hasPrefix("from=") }), let start = Double(startWord.dropFirst(5)) else { continue }
+            stalls.append((start, woke))
+        }
+        var longest: Double?
+        for (start, woke) in stalls.reversed() {
+            if woke < from - 1 { break }
+            if woke >= from && start <= to { longest = max(longest ?? 0, woke - start) }
+        }
+        return longest
+    }
+}
+
+/// Calls `poll` (read the logs), then checks `done`, every 5 ms until it holds or `timeout` seconds
+/// pass; true if it held.
+@discardableResult
+public func pollUntil(_ timeout: Double, poll: () -> Void, _ done: () -> Bool) -> Bool {
+    let end = monotonicNow() + timeout
+    while true {
+        poll()
+        if done() { return true }
+        if monotonicNow() > end { return false }
+        usleep(5000)
+    }
+}
+
+/// Lets `seconds` pass, then reads the logs once (`poll`).
+public func pollFor(_ seconds: Double, poll: () -> Void) {
+    let end = monotonicNow() + seconds
+    while monotonicNow() < end { usleep(5000) }
+    poll()
+}

@@ -224,21 +224,9 @@ var focus: Pad?
 
 /// Polls the logs until `done` holds or `timeout` passes; true if it held.
 @discardableResult
-@MainActor func waitUntil(_ timeout: Double, _ done: () -> Bool) -> Bool {
-    let end = monotonicNow() + timeout
-    while true {
-        pollAll()
-        if done() { return true }
-        if monotonicNow() > end { return false }
-        usleep(5000)
-    }
-}
+@MainActor func waitUntil(_ timeout: Double, _ done: () -> Bool) -> Bool { pollUntil(timeout, poll: pollAll, done) }
 
-@MainActor func sleepFor(_ seconds: Double) {
-    let end = monotonicNow() + seconds
-    while monotonicNow() < end { usleep(5000) }
-    pollAll()
-}
+@MainActor func sleepFor(_ seconds: Double) { pollFor(seconds, poll: pollAll) }
 
 var daemonPID: pid_t = 0
 var client: HapticClient!
@@ -451,29 +439,10 @@ func ms(_ x: Double?) -> String {
 // MARK: trials: checks that a stall of the whole VM may excuse
 
 /// The stall monitor's log (stallmon): times when the VM stood still.
-let stallLog = LineTail(path: "/tmp/stalls.log")
-
-/// The VM stalls seen so far: (stood still from, woke at).
-var stalls: [(Double, Double)] = []
-var stallsParsed = 0
+let stallLog = StallLog()
 
 /// The longest VM stall that overlapped `from…to`, if any.
-@MainActor func stall(from: Double, to: Double) -> Double? {
-    stallLog.poll()
-    while stallsParsed < stallLog.lines.count {
-        let words = stallLog.lines[stallsParsed].split(separator: " ")
-        stallsParsed += 1
-        guard words.count > 2, words[1] == "STALL", let woke = Double(words[0]),
-              let startWord = words.first(where: { $0.hasPrefix("from=") }), let start = Double(startWord.dropFirst(5)) else { continue }
-        stalls.append((start, woke))
-    }
-    var longest: Double?
-    for (start, woke) in stalls.reversed() {
-        if woke < from - 1 { break }
-        if woke >= from && start <= to { longest = max(longest ?? 0, woke - start) }
-    }
-    return longest
-}
+@MainActor func stall(from: Double, to: Double) -> Double? { stallLog.longest(from: from, to: to) }
 
 /// One attempt at a group of checks. Timing checks (bounds in milliseconds) may be retried when the VM
 /// stalled during the attempt (stallmon saw it): a stall stops hapticd, the driver and the pad alike and

@@ -158,7 +158,7 @@ let pads = args.dropFirst(2).map { Pad(spec: $0) }
 var daemonPID: pid_t = 0
 var client: HapticClient!
 var tracePath = "/tmp/hidraw-trace.csv"
-let stallLog = LineTail(path: "/tmp/stalls.log")
+let stallLog = StallLog()
 
 /// Pads started by this program (the Switch Pro as a USB gadget, for the SDL comparison).
 var extraPads: [Pad] = []
@@ -166,34 +166,12 @@ var extraPads: [Pad] = []
 @MainActor func pollAll() { for p in pads + extraPads { p.poll() } }
 
 @discardableResult
-@MainActor func waitUntil(_ timeout: Double, _ done: () -> Bool) -> Bool {
-    let end = monotonicNow() + timeout
-    while true {
-        pollAll()
-        if done() { return true }
-        if monotonicNow() > end { return false }
-        usleep(5000)
-    }
-}
+@MainActor func waitUntil(_ timeout: Double, _ done: () -> Bool) -> Bool { pollUntil(timeout, poll: pollAll, done) }
 
-@MainActor func sleepFor(_ seconds: Double) {
-    let end = monotonicNow() + seconds
-    while monotonicNow() < end { usleep(5000) }
-    pollAll()
-}
+@MainActor func sleepFor(_ seconds: Double) { pollFor(seconds, poll: pollAll) }
 
 /// The longest VM stall (stallmon) that overlapped `from…to`.
-@MainActor func stall(from: Double, to: Double) -> Double? {
-    stallLog.poll()
-    var longest: Double?
-    for line in stallLog.lines {
-        let w = line.split(separator: " ")
-        guard w.count > 2, w[1] == "STALL", let woke = Double(w[0]),
-              let s = w.first(where: { $0.hasPrefix("from=") }), let start = Double(s.dropFirst(5)) else { continue }
-        if woke >= from && start <= to { longest = max(longest ?? 0, woke - start) }
-    }
-    return longest
-}
+@MainActor func stall(from: Double, to: Double) -> Double? { stallLog.longest(from: from, to: to) }
 
 /// Starts hapticd (`asUser`: through busybox su, as an unprivileged user) with `config` if given.
 @MainActor func startDaemon(config: String? = nil, asUser: String? = nil, trace: String) -> Bool {
