@@ -253,3 +253,30 @@ public func pollFor(_ seconds: Double, poll: () -> Void) {
     while monotonicNow() < end { usleep(5000) }
     poll()
 }
+
+/// Starts `words[0]` (an absolute path) with the rest as its arguments and this process's
+/// environment; its pid, or nil when it could not be started.
+public func spawn(_ words: [String]) -> pid_t? {
+    guard !words.isEmpty else { return nil }
+    var pid: pid_t = 0
+    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+    cargs.append(nil)
+    defer { for p in cargs { free(p) } }
+    guard posix_spawn(&pid, words[0], nil, nil, &cargs, environ) == 0 else { return nil }
+    return pid
+}
+
+/// Waits up to `timeout` seconds for `pid` to exit, reading the logs (`poll`) meanwhile; its wait
+/// status, or nil when it was still running (it is then killed and reaped).
+public func waitForExit(_ pid: pid_t, timeout: Double, poll: () -> Void) -> Int32? {
+    var status: Int32 = 0
+    let end = monotonicNow() + timeout
+    while monotonicNow() < end {
+        poll()
+        if waitpid(pid, &status, WNOHANG) == pid { return status }
+        usleep(5000)
+    }
+    kill(pid, SIGKILL)
+    _ = waitpid(pid, &status, 0)
+    return nil
+}

@@ -19,13 +19,8 @@ let socketPath = "/tmp/hapticd.sock"
 
 /// Starts hapticd; returns its pid once its socket answers (bounded wait).
 func startDaemon() -> pid_t? {
-    var pid: pid_t = 0
     // No --config: the default path does not exist in the VM, which means built-in defaults.
-    let words: [String] = [hapticd, "--socket", socketPath]
-    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-    cargs.append(nil)
-    defer { for p in cargs { free(p) } }
-    guard posix_spawn(&pid, hapticd, nil, nil, &cargs, environ) == 0 else { return nil }
+    guard let pid = spawn([hapticd, "--socket", socketPath]) else { return nil }
     for _ in 0..<1500 {
         if let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil { return pid }
         usleep(10_000)

@@ -57,19 +57,8 @@ struct FloorResult {
 @MainActor func runBare(_ pad: Pad, _ mode: [String]) -> [Command]? {
     let log = "/tmp/bare-\(pad.type).log"
     unlink(log)
-    let words = ["/bin/bareclient", "--dev", pad.node, "--log", log] + mode
-    var pid: pid_t = 0
-    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-    cargs.append(nil)
-    defer { for p in cargs { free(p) } }
-    guard posix_spawn(&pid, words[0], nil, nil, &cargs, environ) == 0 else { return nil }
-    var status: Int32 = -1
-    let end = monotonicNow() + 30
-    while monotonicNow() < end {
-        pollAll()
-        if waitpid(pid, &status, WNOHANG) == pid { break }
-        usleep(5000)
-    }
+    guard let pid = spawn(["/bin/bareclient", "--dev", pad.node, "--log", log] + mode) else { return nil }
+    let status = waitForExit(pid, timeout: 30, poll: pollAll) ?? -1
     let tail = LineTail(path: log)
     tail.poll()
     guard status == 0 else {

@@ -232,7 +232,6 @@ var daemonPID: pid_t = 0
 var client: HapticClient!
 
 @MainActor func startDaemon() -> Bool {
-    var pid: pid_t = 0
     var words = [hapticd, "--socket", socketPath, "--trace", tracePath, "--log-level", "warning"]
     // This test is the evdev path through each kernel driver: every pad through FF_RUMBLE, also
     // those a hidraw profile matches (their hidraw path is the hidraw scenario's). A configuration
@@ -246,10 +245,7 @@ var client: HapticClient!
         fclose(f)
         words += ["--config", path]
     }
-    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-    cargs.append(nil)
-    defer { for p in cargs { free(p) } }
-    guard posix_spawn(&pid, hapticd, nil, nil, &cargs, environ) == 0 else { return false }
+    guard let pid = spawn(words) else { return false }
     daemonPID = pid
     for _ in 0..<1500 {
         if let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil {

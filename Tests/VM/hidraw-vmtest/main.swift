@@ -181,11 +181,7 @@ var extraPads: [Pad] = []
     if let config { line += ["--config", config] }
     var words = line
     if let asUser { words = ["/bin/su", asUser, "-c", "exec " + line.joined(separator: " ") + " 2>>/tmp/hapticd-\(asUser).log"] }
-    var pid: pid_t = 0
-    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-    cargs.append(nil)
-    defer { for p in cargs { free(p) } }
-    guard posix_spawn(&pid, words[0], nil, nil, &cargs, environ) == 0 else { return false }
+    guard let pid = spawn(words) else { return false }
     daemonPID = pid
     for _ in 0..<1500 {
         if let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil {
@@ -199,15 +195,7 @@ var extraPads: [Pad] = []
 
 @MainActor func stopDaemon(_ signal: Int32 = SIGTERM) -> Int32? {
     kill(daemonPID, signal)
-    var status: Int32 = 0
-    let end = monotonicNow() + 10
-    while monotonicNow() < end {
-        if waitpid(daemonPID, &status, WNOHANG) == daemonPID { return status }
-        usleep(5000)
-    }
-    kill(daemonPID, SIGKILL)
-    _ = waitpid(daemonPID, &status, 0)
-    return nil
+    return waitForExit(daemonPID, timeout: 10, poll: {})
 }
 
 func number(_ v: JSONValue?) -> Double? {
@@ -691,19 +679,8 @@ var lastSDLError = ""
     let vidpid = pad.usbID.split(separator: ":")
     let words = ["/bin/sdlrumble", "--vid", String(vidpid.first ?? ""), "--pid", String(vidpid.last ?? ""), "--path", pad.hidrawNode,
                  "--mode", mode, "--log", log]
-    var pid: pid_t = 0
-    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-    cargs.append(nil)
-    defer { for p in cargs { free(p) } }
-    guard posix_spawn(&pid, words[0], nil, nil, &cargs, environ) == 0 else { return nil }
-    var status: Int32 = -1
-    let end = monotonicNow() + 60
-    while monotonicNow() < end {
-        pollAll()
-        if waitpid(pid, &status, WNOHANG) == pid { break }
-        usleep(5000)
-    }
-    if monotonicNow() >= end { kill(pid, SIGKILL); _ = waitpid(pid, &status, 0) }
+    guard let pid = spawn(words) else { return nil }
+    let status = waitForExit(pid, timeout: 60, poll: pollAll) ?? -1
     let tail = LineTail(path: log)
     tail.poll()
     var cmds: [Command] = []
@@ -855,10 +832,9 @@ if let usb = pads.first(where: { $0.type == "switch-pro-usb" }) {
     let gone = waitUntil(5) { hidrawNodeOf(usb.hidID) == nil }
     let gadget = Pad(spec: "switch-pro-usbg:switch-pro-usb-hd")
     let words = ["/bin/uhidpad", "--type", "switch-pro-usb", "--transport", "hidg", "--log", "\(padDirectory)/switch-pro-usbg.log"]
-    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-    cargs.append(nil)
-    let spawned = posix_spawn(&gadgetPID, words[0], nil, nil, &cargs, environ) == 0
-    for c in cargs { free(c) }
+    let started = spawn(words)
+    let spawned = started != nil
+    if let started { gadgetPID = started }
     extraPads.append(gadget)
     var node: String?
     let up = spawned && gone && waitUntil(20) {

@@ -184,15 +184,6 @@ func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-func spawn(_ words: [String]) -> pid_t? {
-    var pid: pid_t = 0
-    var cargs: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-    cargs.append(nil)
-    defer { for p in cargs { free(p) } }
-    guard posix_spawn(&pid, words[0], nil, nil, &cargs, environ) == 0 else { return nil }
-    return pid
-}
-
 func waitExit(_ pid: pid_t) -> Int32 {
     var status: Int32 = 0
     waitpid(pid, &status, 0)
