@@ -6,7 +6,10 @@
 /// its end, so every command that applies inside it is known, and takes effect on its own sample:
 /// the engines are advanced to each command's time (`HapticEngine.update(to:)`) and the block is
 /// split there. The stream adds a fixed latency (this block, then the device's buffer) and nothing
-/// moves inside it: event and command timing are sample-accurate.
+/// moves inside it: event and command timing are sample-accurate — provided nothing else advanced
+/// the engines past the block's start first. A start at time t is exact even then (a playing player's
+/// offset is linear from its anchor); a stop or pause already applied loses the block's samples
+/// before it. The daemon's stream (not built yet) must therefore be the pad's only renderer.
 ///
 /// Per player: its pattern through `WaveformRenderer` from its offset at the segment's start, with
 /// its controls (sent parameters and curves, as of the segment's start), its policy gain, the pad's
