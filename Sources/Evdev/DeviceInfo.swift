@@ -36,7 +36,7 @@ public struct DeviceInfo: Equatable, Sendable, Hashable {
     }
 
     /// `vvvv:pppp` in hex, as lsusb prints it.
-    public var usbID: String { hex4(vendor) + ":" + hex4(product) }
+    public var usbID: String { Format.hex4(vendor) + ":" + Format.hex4(product) }
 
     /// The built-in (or given) profile that matches this pad, or the generic one.
     public func profile(in profiles: [DeviceProfile] = DeviceProfile.builtIn) -> DeviceProfile {
@@ -44,10 +44,6 @@ public struct DeviceInfo: Equatable, Sendable, Hashable {
     }
 }
 
-func hex4(_ v: UInt16) -> String {
-    let s = String(v, radix: 16)
-    return String(repeating: "0", count: 4 - s.count) + s
-}
 
 /// Reads a device's identity and force-feedback capabilities from an open descriptor with libevdev.
 func probe(fd: Int32, path: String) throws(DeviceError) -> DeviceInfo {

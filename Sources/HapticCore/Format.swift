@@ -18,4 +18,11 @@ public enum Format {
         }
         return s
     }
+
+    /// A 16-bit id as four hex digits, zero-padded: `045e` (USB ids), `045E` (`uppercase`: udev's
+    /// HID device names).
+    public static func hex4(_ v: UInt16, uppercase: Bool = false) -> String {
+        let s = String(v, radix: 16, uppercase: uppercase)
+        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+    }
 }

@@ -70,7 +70,7 @@ public enum HidrawBackend {
             let id = try node.info()
             guard id.vendor == info.vendor, id.product == info.product else {
                 node.close()
-                return .evdev(reason: "\(nodePath) is another device (\(hex(id.vendor)):\(hex(id.product)))")
+                return .evdev(reason: "\(nodePath) is another device (\(Format.hex4(id.vendor)):\(Format.hex4(id.product)))")
             }
         } catch {
             guard error.errno == .permissionDenied || error.errno == .notPermitted else { return .evdev(reason: error.description) }
@@ -92,10 +92,5 @@ public enum HidrawBackend {
         case .switchHDRumble: SwitchHDRumbleReports()
         case .xboxBluetooth: XboxTriggerReports()
         }
-    }
-
-    static func hex(_ v: UInt16) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - s.count)) + s
     }
 }

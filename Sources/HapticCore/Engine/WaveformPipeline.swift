@@ -117,7 +117,7 @@ extension PadPipeline {
         let strong = Double(fixed.strong) / 65535 * intensity, weak = Double(fixed.weak) / 65535 * intensity
         let fl = WaveformRenderer.carrierFrequency(sharpness: 0) / rate, fr = WaveformRenderer.carrierFrequency(sharpness: 1) / rate
         for k in 0..<count {
-            let l = strong * Double.sin(2 * Double.pi * phase.left), r = weak * Double.sin(2 * Double.pi * phase.right)
+            let l = strong * WaveformRenderer.sine(phase.left), r = weak * WaveformRenderer.sine(phase.right)
             // A rumble is the handle motors' pair: on a one-sided engine only its side plays.
             if sides.left { left[start + k] += sides.right ? l : l + r }
             if sides.right { right[start + k] += sides.left ? r : l + r }

@@ -34,10 +34,7 @@ extension DeviceProfile {
 extension DeviceProfile.Match {
     /// The udev `KERNELS` glob of the HID devices this matches: `0003:057E:2009.*`.
     public var udevKernels: String {
-        func hex4(_ v: UInt16) -> String {
-            let s = String(v, radix: 16, uppercase: true)
-            return String(repeating: "0", count: 4 - s.count) + s
-        }
+        func hex4(_ v: UInt16) -> String { Format.hex4(v, uppercase: true) }
         return "\(bus.map(hex4) ?? "*"):\(hex4(vendor)):\(hex4(product)).*"
     }
 }
