@@ -94,7 +94,7 @@ enum RequestPath {
         return r
     }
 
-    /// The three commands back to back in-process, `iterations` times, no pauses (most plays are then
+    /// `play`, a rumble from rest, changed in place and stopped, and `player.send_parameters`, back to back in-process, `iterations` times, no pauses (most plays are then
     /// held by the pacer: the parsing, decoding, dispatch and replies are what runs) — for a profiler
     /// (`perf record`, `valgrind --tool=callgrind`): `hapticbench --only pathprofile`.
     static func profile(_ core: DaemonCore, _ id: ClientID, iterations: Int) -> Double {
@@ -108,10 +108,13 @@ enum RequestPath {
         let t0 = RequestProbe.now()
         for i in 0..<iterations {
             _ = core.handle(line: #"{"id":2,"cmd":"play","pattern":\#(click)}"#, from: id)
-            _ = core.handle(line: #"{"id":4,"cmd":"rumble","strong":\#(i % 2 == 0 ? 0.8 : 0.6),"weak":0.3,"duration":0.5}"#, from: id)
+            // A game's rumble: from rest, changed in place, stopped.
+            _ = core.handle(line: #"{"id":4,"cmd":"rumble","strong":0.8,"weak":0.3,"duration":0.5}"#, from: id)
+            _ = core.handle(line: #"{"id":5,"cmd":"rumble","strong":0.6,"weak":0.3,"duration":0.5}"#, from: id)
+            _ = core.handle(line: #"{"id":6,"cmd":"rumble","strong":0,"weak":0}"#, from: id)
             _ = core.handle(line: #"{"id":12,"cmd":"player.send_parameters","player":\#(player),"parameters":{"intensity":\#(i % 2 == 0 ? 0.5 : 0.9)}}"#, from: id)
         }
-        let perCommand = Double(RequestProbe.now() - t0) / 1e3 / Double(3 * iterations)
+        let perCommand = Double(RequestProbe.now() - t0) / 1e3 / Double(5 * iterations)
         _ = core.handle(line: #"{"id":13,"cmd":"player.destroy","player":\#(player)}"#, from: id)
         _ = core.handle(line: #"{"id":3,"cmd":"stop_all"}"#, from: id)
         return perCommand

@@ -245,7 +245,7 @@ let pathInProcess: [StageTimes] = try want("path") ? {
 if want("pathprofile") {
     guard case .success(let id) = core.connect(credentials: nil, outlet: NoOutlet()) else { fatalError("could not connect in-process") }
     let n = quick ? 2000 : 20000
-    print("pathprofile: \(n) × (play, rumble, player.send_parameters) in-process, hot: \(f(RequestPath.profile(core, id, iterations: n), 2)) µs per command")
+    print("pathprofile: \(n) × (play, rumble from rest, in place, 0/0, player.send_parameters) in-process, hot: \(f(RequestPath.profile(core, id, iterations: n), 2)) µs per command")
 }
 // player.start → write through the Swift CoreHaptics library and through the raw socket.
 let startToWrite = want("library")

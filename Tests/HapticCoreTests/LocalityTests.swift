@@ -76,6 +76,38 @@ import Testing
         #expect(throws: EngineError.self) { try e.makeRumble(strong: 0.5, weak: 0, duration: 1e9) }
     }
 
+    @Test func aPlayingRumbleChangesInPlaceAndRunsItsNewDurationFromNow() throws {
+        let e = engine(.default)
+        let r = try e.makeRumble(strong: 0.8, weak: 0.2, duration: 0.5)
+        try e.start(r)
+        clock.now = 0.3
+        #expect(e.render() == MotorMagnitudes(strong: 52428, weak: 13107))
+        #expect(try e.updateRumble(r, strong: 0.1, weak: 0.9, duration: 0.4))
+        #expect(e.render() == MotorMagnitudes(strong: 6554, weak: 58982), "the new magnitudes at once")
+        #expect(e.playerIDs == [r], "the same player")
+        clock.now = 0.65
+        #expect(e.render() == MotorMagnitudes(strong: 6554, weak: 58982), "past the old end: the new duration runs from the update")
+        clock.now = 0.71
+        #expect(e.render() == .zero)
+        #expect(e.playerIDs.isEmpty, "still a one-shot")
+        #expect(throws: EngineError.self) { try e.updateRumble(r, strong: 0.5, weak: 0.5, duration: 1) }
+
+        // Not in place: a rumble waiting for its delay, one with an intensity control of its own, a
+        // player that is not a rumble — and bad values are refused, not clamped.
+        let delayed = try e.makeRumble(strong: 0.5, weak: 0.5, duration: 1)
+        try e.start(delayed, at: .at(1))
+        #expect(try !e.updateRumble(delayed, strong: 1, weak: 1, duration: 1))
+        let scaled = try e.makeRumble(strong: 0.5, weak: 0.5, duration: 1)
+        try e.start(scaled)
+        try e.sendParameters([(.hapticIntensityControl, 0.5)], to: scaled)
+        #expect(try !e.updateRumble(scaled, strong: 1, weak: 1, duration: 1))
+        let pattern = e.makePlayer(HapticPattern(elements: [.event(.continuous(at: 0, duration: 1, intensity: 1, sharpness: 0))]))
+        try e.start(pattern)
+        #expect(try !e.updateRumble(pattern, strong: 1, weak: 1, duration: 1))
+        #expect(throws: EngineError.self) { try e.updateRumble(scaled, strong: 1.5, weak: 0, duration: 1) }
+        #expect(throws: EngineError.self) { try e.updateRumble(scaled, strong: 0.5, weak: 0, duration: 1e9) }
+    }
+
     @Test func keepAwakeHoldsOffAutoShutdown() throws {
         let e = engine(.default)
         e.isAutoShutdownEnabled = true

@@ -177,7 +177,7 @@ import Testing
     func aRampValueIsSupersededOnlyByANewerNonZeroValue(profile: DeviceProfile) throws {
         let steps = 31
         for loop in Loop.allCases {
-            for rising in [true, false] {
+            for (rising, inPlace) in [(true, false), (false, false), (true, true), (false, true)] {
                 for phase in [0.0, 0.003, 0.0071, 0.0113] {
                     let start = 10 + phase
                     nonisolated(unsafe) var current: PlayerID?
@@ -188,6 +188,9 @@ import Testing
                         let m = MotorMagnitudes(strong: UInt16((x * 65535).rounded()), weak: UInt16((x * 65535).rounded()))
                         values.append(profile.quantize(m))
                         commands.append(Command(time: start + Double(k) * 0.016) { e in
+                            // The daemon changes a playing rumble in place; a new player each time
+                            // is the other way a value reaches the pacer.
+                            if inPlace, let id = current, try e.updateRumble(id, strong: x, weak: x, duration: 5) { return }
                             if let id = current { try e.destroyPlayer(id) }
                             current = try e.makeRumble(strong: x, weak: x, duration: 5)
                             try e.start(current!)
@@ -198,7 +201,7 @@ import Testing
                         current = nil
                     })
                     let writes = try Self.run(profile, loop, commands)
-                    let label = "\(profile.name), \(loop) loop, \(rising ? "rising" : "falling") ramp at +\(phase)"
+                    let label = "\(profile.name), \(loop) loop, \(rising ? "rising" : "falling") ramp at +\(phase)\(inPlace ? ", in place" : "")"
                     #expect(writes.last?.value.isZero == true, "\(label): ends at rest")
                     // Every write but the final stop is a ramp value, in order.
                     var index = 0

@@ -74,6 +74,7 @@ public final class HapticEngine {
     /// Bumped by everything that can change what a player will do (commands, player lookups by the
     /// API, starts, stops, ends): the players' cached next changes are valid only for the same count.
     private var mutations = 0
+    private var lastRumble: (duration: Double, compiled: CompiledPattern)?
     /// Called when the engine stops by itself — never after an explicit `stop()`.
     public var stoppedHandler: ((StoppedReason) -> Void)?
     /// Called after a reset: players are gone (create them again), patterns survive.
@@ -210,16 +211,52 @@ public final class HapticEngine {
     /// muted, scaled by an intensity control — made and started by the caller (`start(at:)` gives the
     /// delay). One-shot: it is gone once it ends.
     public func makeRumble(strong: Double, weak: Double, duration: Double) throws(EngineError) -> PlayerID {
+        try Self.checkRumble(strong: strong, weak: weak, duration: duration)
+        try withinHorizon(duration, "rumble duration")
+        let id = makePlayer(rumbleCompiled(duration), advanced: true, oneShot: true)
+        players[id]!.fixedOutput = Self.rumbleMagnitudes(strong: strong, weak: weak)
+        return id
+    }
+
+    /// Changes a playing rumble (`makeRumble`) in place, as a game's next `SDL_RumbleGamepad` does:
+    /// these magnitudes from now on, for `duration` seconds from now. The same player, so nothing is
+    /// made, registered or ended: the cheapest way from a command to the motors, and a game sends one
+    /// per frame. Returns false, changing nothing, when the player is not a rumble that is playing now
+    /// with nothing scheduled and nothing changed by its caller (it is waiting for its delay, paused,
+    /// has ended, or has a parameter, rate or loop of its own): the caller then replaces it with a new one.
+    public func updateRumble(_ id: PlayerID, strong: Double, weak: Double, duration: Double) throws(EngineError) -> Bool {
+        let p = try player(id)
+        try Self.checkRumble(strong: strong, weak: weak, duration: duration)
+        try withinHorizon(duration, "rumble duration")
+        guard isRunning, p.fixedOutput != nil, p.isPlaying, p.pending.isEmpty, p.controls.isEmpty, p.rate == 1, !p.loopEnabled,
+              !p.hasEnded(at: currentTime) else { return false }
+        mutations &+= 1
+        p.compiled = rumbleCompiled(duration)
+        p.phase = .playing(time: currentTime, offset: 0)
+        p.fixedOutput = Self.rumbleMagnitudes(strong: strong, weak: weak)
+        return true
+    }
+
+    private static func checkRumble(strong: Double, weak: Double, duration: Double) throws(EngineError) {
         guard strong.isFinite, weak.isFinite, (0...1).contains(strong), (0...1).contains(weak) else {
             throw .invalidValue("rumble magnitudes are 0…1, not \(strong) and \(weak)")
         }
         guard duration.isFinite, duration > 0 else { throw .invalidValue("a rumble lasts more than 0 s, not \(duration)") }
-        try withinHorizon(duration, "rumble duration")
+    }
+
+    /// A rumble's pattern, compiled: the last duration's is kept, since a game gives every rumble
+    /// the same one (SDL's callers: a frame's, or "until changed"), and compiling was most of a
+    /// rumble's cost.
+    private func rumbleCompiled(_ duration: Double) -> CompiledPattern {
+        if let last = lastRumble, last.duration == duration { return last.compiled }
         let pattern = HapticPattern(elements: [.event(.continuous(at: 0, duration: duration, intensity: 1, sharpness: 0))])
-        let id = makePlayer(CompiledPattern(pattern, profile: profile), advanced: true, oneShot: true)
-        players[id]!.fixedOutput = MotorMagnitudes(
-            strong: UInt16(saturating: (strong * 65535).rounded()), weak: UInt16(saturating: (weak * 65535).rounded()))
-        return id
+        let compiled = CompiledPattern(pattern, profile: profile)
+        lastRumble = (duration, compiled)
+        return compiled
+    }
+
+    private static func rumbleMagnitudes(strong: Double, weak: Double) -> MotorMagnitudes {
+        MotorMagnitudes(strong: UInt16(saturating: (strong * 65535).rounded()), weak: UInt16(saturating: (weak * 65535).rounded()))
     }
 
     public func destroyPlayer(_ id: PlayerID) throws(EngineError) {

@@ -57,7 +57,8 @@ final class PlayerState {
     }
 
     let id: PlayerID
-    let compiled: CompiledPattern
+    /// Replaced only by `HapticEngine.updateRumble` (a rumble's new duration).
+    var compiled: CompiledPattern
     let isAdvanced: Bool
     /// A one-shot player made by `playPattern`: destroyed when it ends.
     let isOneShot: Bool

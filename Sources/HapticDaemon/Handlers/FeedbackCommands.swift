@@ -56,9 +56,27 @@ extension PrepareRequest: DaemonCommand {
 extension RumbleRequest: DaemonCommand {
     /// `SDL_RumbleGamepad` / `dual-rumble`: both motors at these magnitudes for `duration` seconds
     /// after `delay`. A new rumble from the connection replaces its previous one; 0/0 stops it. It is a
-    /// player like any other, and stops when its connection closes.
+    /// player like any other, and stops when its connection closes. While the connection's rumble
+    /// plays, an immediate one to the same pad, locality and priority changes it in place (the same
+    /// player, `HapticEngine.updateRumble`): a game sends one per frame, and a new player each time
+    /// (compiled, registered, ended with an event) was most of the command's cost.
     func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let client = context.client
+        if let duration, delay == 0, let previous = client.rumble, let rec = state.players[previous],
+           rec.locality == placement.target.locality, rec.requestedPriority == placement.priority,
+           (try state.padID(placement.target.device, context.access)) == rec.pad,
+           let engine = context.access.engine(rec.pad, rec.locality)
+        {
+            var updated = false
+            try engineCall { () throws(EngineError) in
+                updated = try engine.updateRumble(rec.local, strong: self.strong, weak: self.weak, duration: duration)
+            }
+            if updated {
+                var result = state.playerFieldsAfterRender(previous, rec, engine)
+                result.append("replaced", .bool(true))
+                return result
+            }
+        }
         // The previous rumble of this connection goes, whatever comes next.
         var replaced = false
         if let previous = client.rumble, let rec = state.players[previous], let engine = context.access.engine(rec.pad, rec.locality) {
@@ -68,7 +86,8 @@ extension RumbleRequest: DaemonCommand {
             replaced = true
         }
         guard let duration else { return JSONObject(["stopped": .bool(replaced)]) }
-        let current = CommandContext(client: state.clients[client.id]!, access: context.access)
+        // The client as the removal left it (its players), when there was one to remove.
+        let current = replaced ? CommandContext(client: state.clients[client.id]!, access: context.access) : context
         let (strong, weak, delay) = (self.strong, self.weak, self.delay)
         var result = try state.makePlayer(HapticPattern(), placement, current, kind: .rumble, make: { engine throws(EngineError) in
             try engine.makeRumble(strong: strong, weak: weak, duration: duration)
