@@ -180,7 +180,8 @@ public final class DaemonCore: @unchecked Sendable {
         var context: DecodingContext?
         let prepared = lines.map { line in
             prepare(line) {
-                if context == nil { context = config.decodingContext }
+                // Only the limits decoding needs, not a copy of the whole configuration.
+                if context == nil { context = sharedConfig.withLockedValue { $0.decodingContext } }
                 return context!
             }
         }
@@ -262,12 +263,16 @@ public final class DaemonCore: @unchecked Sendable {
             // The first frame of a command is written right after it (inside `perform`); a device
             // that failed then fails the command.
             if changesEngines, let failure = commandDeviceErrors.first {
+                state.dropDeferredFields()
                 throw ProtocolError(.deviceError, failure)
             }
-            return .success(result)
+            // What the handler left to after the write (`DaemonState.deferFields`).
+            return .success(state.finishReply(result))
         } catch let error as ProtocolError {
+            state.dropDeferredFields()
             return .failure(error)
         } catch {
+            state.dropDeferredFields()
             return .failure(ProtocolError(.badRequest, "\(error)"))
         }
     }

@@ -32,11 +32,34 @@ final class DaemonState {
     var pads = PadRegistry()
     var library: PatternLibrary
 
+    /// The rest of a reply that its handler left to after the command's render pass (`deferFields`).
+    private var lateFields: (() -> JSONObject)?
+
     init(config: DaemonConfig, library: PatternLibrary = PatternLibrary()) {
         self.config = config
         shared = NIOLockedValueBox(config)
         self.library = library
     }
+
+    // MARK: replies
+
+    /// Leaves the reply's fields to `finishReply`, after the command's render pass: what a reply
+    /// reads (a player's status, the policy's say) then costs the pad's write nothing. The fields
+    /// come first in the reply; the handler's own result adds to them.
+    func deferFields(_ fields: @escaping () -> JSONObject) { lateFields = fields }
+
+    /// A handler's result with the fields it deferred, read now (`DaemonCore` calls it after the
+    /// command's render pass, still under the render loop's lock).
+    func finishReply(_ result: JSONObject) -> JSONObject {
+        guard let late = lateFields else { return result }
+        lateFields = nil
+        var out = late()
+        for m in result.members where out[m.key] == nil { out.append(m.key, m.value) }
+        return out
+    }
+
+    /// Forgets deferred fields (a command that failed after deferring, or one about to run).
+    func dropDeferredFields() { lateFields = nil }
 
     // MARK: configuration
 

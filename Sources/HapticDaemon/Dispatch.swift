@@ -35,6 +35,7 @@ extension DaemonState {
         _ declaration: CommandDeclaration, _ request: Request, _ decoded: Result<any CommandRequest, ProtocolError>,
         _ context: CommandContext
     ) throws(ProtocolError) -> JSONObject {
+        dropDeferredFields()
         switch declaration.permission {
         case .anyone:
             break

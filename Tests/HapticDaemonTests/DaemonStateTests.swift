@@ -47,7 +47,7 @@ final class StateBench: @unchecked Sendable {
         return loop.perform { access in
             Result { () throws(ProtocolError) in
                 try state.dispatch(type.declaration, request, decoded, CommandContext(client: state.clients[client]!, access: access))
-            }
+            }.map { state.finishReply($0) }
         }
     }
 
@@ -58,6 +58,7 @@ final class StateBench: @unchecked Sendable {
     func run(_ command: some DaemonCommand, from client: ClientID) -> Result<JSONObject, ProtocolError> {
         loop.perform { access in
             Result { () throws(ProtocolError) in try command.run(state, CommandContext(client: state.clients[client]!, access: access)) }
+                .map { state.finishReply($0) }
         }
     }
 
@@ -278,12 +279,20 @@ extension PeerCredentials {
         let first = try bench.ok(#"{"id":3,"cmd":"rumble","strong":0.5,"weak":0.25,"duration":30}"#, from: a)
         #expect(first["replaced"] == .bool(false))
         guard case .number(let firstID)? = first["player"] else { Issue.record("\(first)"); return }
+        // While it plays, the next one changes it in place: the same player.
         let second = try bench.ok(#"{"id":4,"cmd":"rumble","strong":1,"weak":0,"duration":30}"#, from: a)
-        #expect(second["replaced"] == .bool(true))
-        guard case .number(let secondID)? = second["player"] else { Issue.record("\(second)"); return }
+        #expect(second["replaced"] == .bool(true) && second["player"] == .number(firstID), "\(second)")
         bench.read { state, _ in
-            #expect(state.players[Int(firstID)] == nil && state.players[Int(secondID)]?.kind == .rumble)
-            #expect(state.clients[a]?.rumble == Int(secondID))
+            #expect(state.players[Int(firstID)]?.kind == .rumble)
+            #expect(state.clients[a]?.rumble == Int(firstID))
+        }
+        // A delayed one cannot: it replaces the player.
+        let third = try bench.ok(#"{"id":5,"cmd":"rumble","strong":1,"weak":0,"duration":30,"delay":0.5}"#, from: a)
+        #expect(third["replaced"] == .bool(true))
+        guard case .number(let thirdID)? = third["player"] else { Issue.record("\(third)"); return }
+        bench.read { state, _ in
+            #expect(thirdID != firstID && state.players[Int(firstID)] == nil && state.players[Int(thirdID)]?.kind == .rumble)
+            #expect(state.clients[a]?.rumble == Int(thirdID))
         }
     }
 

@@ -30,7 +30,7 @@ extension DaemonPlayerCommand where Self: PlayerTransportRequest {
         let time = when.time(now: p.engine.currentTime)
         try state.requireScheduleRoom(context, time, adding: 1)
         try engineCall { () throws(EngineError) in try call(p.engine, p.record.local, time) }
-        return state.playerFields(p.id, p.record, p.engine)
+        return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
 
@@ -61,14 +61,14 @@ extension PlayerResumeRequest: DaemonPlayerCommand {
 extension PlayerCancelRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         try engineCall { () throws(EngineError) in try p.engine.cancel(p.record.local) }
-        return state.playerFields(p.id, p.record, p.engine)
+        return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
 
 extension PlayerSeekRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         try engineCall { () throws(EngineError) in try p.engine.seek(p.record.local, toOffset: offset) }
-        return state.playerFields(p.id, p.record, p.engine)
+        return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
 
@@ -81,7 +81,7 @@ extension PlayerSetRequest: DaemonPlayerCommand {
             if let rate { try engine.setRate(local, rate) }
             if let muted { try engine.setMuted(local, muted) }
         }
-        return state.playerFields(p.id, p.record, engine)
+        return state.playerFieldsAfterRender(p.id, p.record, engine)
     }
 }
 
@@ -90,7 +90,7 @@ extension PlayerSendParametersRequest: DaemonPlayerCommand {
         let time = when.time(now: p.engine.currentTime)
         try state.requireScheduleRoom(context, time, adding: values.count)
         try engineCall { () throws(EngineError) in try p.engine.sendParameters(values, to: p.record.local, at: time) }
-        return state.playerFields(p.id, p.record, p.engine)
+        return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
 
@@ -99,7 +99,7 @@ extension PlayerScheduleCurveRequest: DaemonPlayerCommand {
         let time = when.time(now: p.engine.currentTime)
         try state.requireScheduleRoom(context, time, adding: 1)
         try engineCall { () throws(EngineError) in try p.engine.scheduleCurve(curve, on: p.record.local, at: time) }
-        return state.playerFields(p.id, p.record, p.engine)
+        return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
 
@@ -163,13 +163,21 @@ extension DaemonState {
             clients.removePlayer(id, from: client.id)
             throw error
         }
-        // A one-shot may be over already: the engine's clock is read anew while it starts, and when
-        // this process was held up for longer than the pattern (a loaded machine), the player
-        // finished and was removed (its `player.finished` event went out) before this reply. So does a
-        // one-shot with nothing to play (`"Pattern": []`).
-        var fields = playerFields(id, players[id] ?? record, engine)
-        if players[id] == nil && fields["state"] == nil { fields.append("state", .string("finished")) }
-        return fields
+        return playerFieldsAfterRender(id, record, engine)
+    }
+
+    /// `playerFields`, read after the command's render pass (`deferFields`): the reply's player
+    /// fields cost the pad's write nothing. A one-shot may be over by then: the engine's clock is
+    /// read anew while it starts, and when this process was held up for longer than the pattern (a
+    /// loaded machine), the player finished and was removed (its `player.finished` event went out)
+    /// before this reply. So does a one-shot with nothing to play (`"Pattern": []`).
+    func playerFieldsAfterRender(_ id: Int, _ record: PlayerRegistry.Record, _ engine: HapticEngine) -> JSONObject {
+        deferFields { [unowned self] in
+            var fields = self.playerFields(id, self.players[id] ?? record, engine)
+            if self.players[id] == nil && fields["state"] == nil { fields.append("state", .string("finished")) }
+            return fields
+        }
+        return JSONObject(["player": .number(Double(id))])
     }
 
     /// Scheduling for later is bounded per connection, over all its players (each player's own bound
