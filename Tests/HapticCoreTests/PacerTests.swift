@@ -153,24 +153,63 @@ let slowPad: DeviceProfile = {
     }
 
     /// ff-memless can lose an in-place update (its timer may send the old values); a settling profile
-    /// sends the last value of a burst once more, one interval after it was written — zero included.
+    /// sends the last value of a burst once more, two intervals after it was written — zero included.
     @Test func theLastValueOfABurstIsSentOnceMore() {
         var settling = DeviceProfile.dualSense  // 8 ms; played values do not settle, so it is set here
         settling.settles = true
         var pacer = Pacer(profile: settling)
         #expect(pacer.offer(a, at: 0) == .set(pacer.quantized(a)))
-        #expect(pacer.nextDeadline == 0.008)
+        #expect(pacer.nextDeadline == 0.016)
         #expect(pacer.offer(a, at: 0.004) == nil)
         #expect(pacer.offer(b, at: 0.008) == .set(pacer.quantized(b)), "a change moves the re-send")
-        #expect(pacer.offer(b, at: 0.012) == nil)
-        #expect(pacer.offer(b, at: 0.016) == .refresh(pacer.quantized(b)))
+        #expect(pacer.offer(b, at: 0.016) == nil)
+        #expect(pacer.offer(b, at: 0.024) == .refresh(pacer.quantized(b)))
         #expect(pacer.nextDeadline == nil, "once")
         #expect(pacer.offer(b, at: 1) == nil)
         #expect(pacer.offer(.zero, at: 1.1) == .set(.zero))
-        #expect(pacer.offer(.zero, at: 1.108) == .refresh(.zero), "zero too: where it is uploaded, the device sends it again")
+        #expect(pacer.offer(.zero, at: 1.116) == .refresh(.zero), "zero too: where it is uploaded, the device sends it again")
         var generic = Pacer(profile: .generic)
         _ = generic.offer(a, at: 0)
         #expect(generic.nextDeadline == nil && generic.offer(a, at: 1) == nil, "profiles that do not settle do not")
+    }
+
+    /// The re-send gives way: updates that come within two intervals of each other have none between
+    /// them, and a value after a re-send waits half an interval for it, not a whole one — each value
+    /// of a game's stream goes out when it comes (a 16 ms and a 25 ms stream on a 10 ms profile).
+    @Test func theReSendDoesNotHoldBackTheNextValue() {
+        var settling = DeviceProfile.dualSense
+        settling.minimumUpdateInterval = 0.010
+        settling.settles = true
+        for period in [0.016, 0.025] {
+            var pacer = Pacer(profile: settling)
+            var writes: [(Double, Pacer.Write)] = []
+            var t = 0.0
+            for k in 0..<20 {
+                let v = MotorMagnitudes(strong: UInt16(10_000 + 2_000 * k), weak: UInt16(10_000 + 2_000 * k))
+                // The loop offers at each command and at each of the pacer's deadlines before the next.
+                if let w = pacer.offer(v, at: t) { writes.append((t, w)) }
+                let next = t + period
+                while let d = pacer.nextDeadline, d < next - 1e-9 {
+                    if let w = pacer.offer(v, at: max(d, t)) { writes.append((max(d, t), w)) }
+                    if pacer.nextDeadline == d { break }
+                }
+                t = next
+            }
+            let sets = writes.filter { if case .set = $0.1 { true } else { false } }
+            #expect(sets.count == 20, "\(period): every value written when it came: \(writes)")
+            for (k, w) in sets.enumerated() { #expect(abs(w.0 - Double(k) * period) < 1e-9, "\(period): value \(k) at \(w.0)") }
+            let resends = writes.count - sets.count
+            #expect(resends == (period < 0.020 ? 0 : 20), "\(period): \(resends) re-sends, one after each value")
+        }
+        // Half an interval after a re-send, if the value before has had one.
+        var pacer = Pacer(profile: settling)
+        _ = pacer.offer(a, at: 0)
+        #expect(pacer.offer(a, at: 0.020) == .refresh(pacer.quantized(a)))
+        #expect(pacer.offer(b, at: 0.022) == nil)
+        #expect(pacer.nextDeadline == 0.025)
+        #expect(pacer.offer(b, at: 0.025) == .set(pacer.quantized(b)))
+        #expect(pacer.offer(a, at: 0.030) == nil, "a whole interval after a value")
+        #expect(pacer.offer(a, at: 0.035) == .set(pacer.quantized(a)))
     }
 }
 
