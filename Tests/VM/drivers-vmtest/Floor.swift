@@ -34,6 +34,9 @@ struct FloorResult {
     var latencies: [Double] = []
     /// hapticd only: command → its write (trace), and write → report.
     var toWrite: [Double] = []
+    /// hapticd only: the same clicks as raw request lines (`hapticdRawClicks`): command → report, → write.
+    var rawLatencies: [Double] = []
+    var rawToWrite: [Double] = []
     var writeToReport: [Double] = []
     var lags16: [Double] = []
     /// hapticd only: the 16 ms ramp's lags split at its write (its trace): command → write, write → report.
@@ -90,10 +93,23 @@ func sleepUntil(_ t: Double) {
     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
 }
 
+/// Round trips through hapticd's socket (the client's request → its reply), seconds: `ping`, answered
+/// on the socket thread without the render loop, and the clicks' `rumble` — what of command → write is
+/// the socket's and the client's, and what the command's own.
+@MainActor var pingTrips: [Double] = [], rumbleTrips: [Double] = []
+
 @MainActor func hapticdClicks(_ pad: Pad) -> [Command] {
     var out: [Command] = []
+    pingTrips = []
+    rumbleTrips = []
     for _ in 0..<floorClicks {
-        if let c = rumbleCommand(pad, MotorMagnitudes(strong: 0xC000, weak: 0x8000)) { out.append(c) }
+        let p = monotonicNow()
+        if (try? client.request("ping")) != nil { pingTrips.append(monotonicNow() - p) }
+        sleepFor(0.02)
+        if let c = rumbleCommand(pad, MotorMagnitudes(strong: 0xC000, weak: 0x8000)) {
+            out.append(c)
+            rumbleTrips.append(monotonicNow() - c.time)
+        }
         sleepFor(0.06)
         if let c = rumbleCommand(pad, .zero) { out.append(c) }
         sleepFor(0.14)
@@ -101,12 +117,10 @@ func sleepUntil(_ t: Double) {
     return out
 }
 
-/// A ramp through hapticd's socket as a game loop sends it: one `rumble` line per period on absolute
-/// deadlines, not waiting for the replies (read at the end), each stamped just before it is written.
-@MainActor func hapticdRamp(_ pad: Pad, periodMilliseconds: Int) -> [Command] {
+/// A connection of its own to hapticd's socket, for lines written as they are (nil: could not connect).
+func rawConnection() -> Int32? {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return [] }
-    defer { close(fd) }
+    guard fd >= 0 else { return nil }
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &addr.sun_path) { buf in
@@ -115,7 +129,53 @@ func sleepUntil(_ t: Double) {
     let ok = withUnsafePointer(to: &addr) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
-    guard ok == 0 else { return [] }
+    guard ok == 0 else { close(fd); return nil }
+    return fd
+}
+
+/// The clicks again as a C game sends them through libhapticd: the request line made, stamped just
+/// before it is written, its reply read before the next — without this program's Swift client
+/// (`HapticClient`, its reader thread and completion hand-off) in the measurement.
+@MainActor func hapticdRawClicks(_ pad: Pad) -> [Command] {
+    guard let fd = rawConnection() else { return [] }
+    defer { close(fd) }
+    var out: [Command] = []
+    var buf = [UInt8](repeating: 0, count: 65536)
+    func send(_ m: MotorMagnitudes, _ id: Int) -> Command? {
+        var body = JSONObject([
+            "id": .number(Double(id)), "cmd": .string("rumble"), "device": .number(Double(pad.device)),
+            "strong": .number(Double(m.strong) / 65535), "weak": .number(Double(m.weak) / 65535),
+        ])
+        if !m.isZero { body.append("duration", .number(5)) }
+        let line = Array((JSONWriter.write(.object(body)) + "\n").utf8)
+        let t = monotonicNow()
+        guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else { return nil }
+        // Its reply (one line).
+        let end = t + 5
+        while monotonicNow() < end {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 100) > 0 else { continue }
+            let n = read(fd, &buf, buf.count)
+            if n <= 0 { return nil }
+            if buf[n - 1] == UInt8(ascii: "\n") { break }
+        }
+        return Command(time: t, value: m)
+    }
+    for k in 0..<floorClicks {
+        sleepFor(0.02)
+        if let c = send(MotorMagnitudes(strong: 0xC000, weak: 0x8000), 2 * k + 1) { out.append(c) }
+        sleepFor(0.06)
+        if let c = send(.zero, 2 * k + 2) { out.append(c) }
+        sleepFor(0.14)
+    }
+    return out
+}
+
+/// A ramp through hapticd's socket as a game loop sends it: one `rumble` line per period on absolute
+/// deadlines, not waiting for the replies (read at the end), each stamped just before it is written.
+@MainActor func hapticdRamp(_ pad: Pad, periodMilliseconds: Int) -> [Command] {
+    guard let fd = rawConnection() else { return [] }
+    defer { close(fd) }
     func send(_ m: MotorMagnitudes, _ id: Int) -> Command? {
         var body = JSONObject([
             "id": .number(Double(id)), "cmd": .string("rumble"), "device": .number(Double(pad.device)),
@@ -314,6 +374,12 @@ func sleepUntil(_ t: Double) {
     let clicks = hapticdClicks(pad)
     waitQuiet(pad)
     commandLatencies(pad, clicks, hapticd: true, into: &mine)
+    var raw = FloorResult()
+    let rawClicks = hapticdRawClicks(pad)
+    waitQuiet(pad)
+    commandLatencies(pad, rawClicks, hapticd: true, into: &raw)
+    mine.rawLatencies = raw.latencies
+    mine.rawToWrite = raw.toWrite
     // No value lost where the profile paces faster than the updates come (retried when the VM stalled).
     let pacedFaster = pad.profile.minimumUpdateInterval < 0.016
     // One unexplained retry: hapticd, the ramp's sender, the emulator and the test share the VM's
@@ -367,7 +433,9 @@ func sleepUntil(_ t: Double) {
           + " hapticd_lag16_to_write_p50_ms=\(p50(mine.toWrite16)) hapticd_lag16_write_to_report_p50_ms=\(p50(mine.writeToReport16))"
           + " bare_lost16=\(bare.lost16)/\(bare.judged16) hapticd_lost16=\(mine.lost16)/\(mine.judged16)"
           + " bare_rate4=\(bare.rate4.map { "\(Int($0.rounded()))" } ?? "-") hapticd_rate4=\(mine.rate4.map { "\(Int($0.rounded()))" } ?? "-")"
-          + " hapticd_writes4=\(mine.writes4.map { "\(Int($0.rounded()))" } ?? "-")")
+          + " hapticd_writes4=\(mine.writes4.map { "\(Int($0.rounded()))" } ?? "-")"
+          + " hapticd_ping_rtt_p50_ms=\(p50(pingTrips)) hapticd_rumble_rtt_p50_ms=\(p50(rumbleTrips))"
+          + " hapticd_raw_cmd_to_report_p50_ms=\(p50(mine.rawLatencies)) hapticd_raw_cmd_to_write_p50_ms=\(p50(mine.rawToWrite))")
 }
 
 /// The table, per pad (docs/benchmarks.md records it).
@@ -376,10 +444,12 @@ func sleepUntil(_ t: Double) {
     func p50(_ xs: [Double]) -> String { ms(percentile(of: xs, 50)) }
     func rate(_ x: Double?) -> String { x.map { "\(Int($0.rounded()))" } ?? "-" }
     print("FLOOR " + cell("pad", 16) + cell("int", 5) + cell("cmd→report p50 bare/hapticd (write+report)", 44)
+          + cell("raw lines (write)", 18)
           + cell("16 ms lag p50 bare/hapticd (write+report)", 42) + cell("lost bare/hapticd", 19) + "4 ms reports/s bare/hapticd (hapticd's writes/s)")
     for (pad, b, h) in floorResults {
         print("FLOOR " + cell(pad.type, 16) + cell(ms(pad.profile.minimumUpdateInterval), 5)
               + cell("\(p50(b.latencies)) / \(p50(h.latencies)) (\(p50(h.toWrite))+\(p50(h.writeToReport)))", 44)
+              + cell("\(p50(h.rawLatencies)) (\(p50(h.rawToWrite)))", 18)
               + cell("\(p50(b.lags16)) / \(p50(h.lags16)) (\(p50(h.toWrite16))+\(p50(h.writeToReport16)))", 42)
               + cell("\(b.lost16)/\(b.judged16) / \(h.lost16)/\(h.judged16)", 19)
               + "\(rate(b.rate4)) / \(rate(h.rate4)) (\(rate(h.writes4)))")

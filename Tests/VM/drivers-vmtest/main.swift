@@ -192,6 +192,9 @@ final class Pad {
     }
 
     var latencyBound: Double { driverLatencyBound[driver] ?? 0.012 }
+    /// When hapticd sends a value again, at the latest: the settling re-send on the profiles that
+    /// settle (`Pacer.settleDelay` intervals after it), else one interval.
+    var resendWithin: Double { (profile.settles ? Pacer.settleDelay : 1) * profile.minimumUpdateInterval }
 }
 
 // MARK: hapticd and its trace
@@ -513,8 +516,8 @@ final class Trial {
               last.value.isZero, pad.current.isZero, let r = pad.reports.last, r.time >= last.time else { return false }
         return true
     }
-    // Anything still in flight (a driver's resends) lands within its latency bound.
-    sleepFor(pad.latencyBound + pad.profile.minimumUpdateInterval)
+    // Anything still in flight (a driver's resends, hapticd's settling re-send) lands within its latency bound.
+    sleepFor(pad.latencyBound + pad.resendWithin)
     let c = compare(pad, since: w)
     // Lags measured across a VM stall say nothing about hapticd or the driver: left out.
     t.lags += zip(c.carriedBy.indices, c.carriedBy).compactMap { i, k in
@@ -547,12 +550,12 @@ final class Trial {
         // pattern's end — the pattern's last non-zero value at the first write opportunity after it,
         // where the pad did not have it yet, and the zero one interval later (issue 26: a value is not
         // lost to the stop; until then the zero replaced it, within one interval) — and it reaches the
-        // pad within one interval plus the driver's latency of that write (the interval: the settling
-        // re-send, where ff-memless lost the first).
+        // pad within the settling re-send's delay plus the driver's latency of that write (where
+        // ff-memless lost the first, the re-send repairs it).
         let driverLag = finalReport.0 - finalWrite.0
         let pacing = finalWrite.0 - end
         let pacingBound = 2 * pad.profile.minimumUpdateInterval + tick + schedulingSlack
-        let lagBound = pad.profile.minimumUpdateInterval + pad.latencyBound
+        let lagBound = pad.resendWithin + pad.latencyBound
         t.check(driverLag <= lagBound && pacing <= pacingBound,
                 "\(pad.type) \(label): the final value arrives \(ms(finalReport.0 - end)) ms after the pattern's end: hapticd wrote it at +\(ms(pacing)) ms (bound \(ms(pacingBound))), it reached the pad \(ms(driverLag)) ms later (bound \(ms(lagBound)): no backlog)",
                 timing: true)
