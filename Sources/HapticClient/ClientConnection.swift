@@ -125,9 +125,21 @@ final class ClientConnection: @unchecked Sendable {
                 state.pending.append(.request(id: id, completion: completion))
                 return id
             }
-            var o = JSONObject(["id": .number(Double(id)), "cmd": .string(command)])
-            for m in body.members where m.key != "id" && m.key != "cmd" { o.append(m.key, m.value) }
-            try write(JSONWriter.write(.object(o)) + "\n", timeout: timeout)
+            // The line built as bytes, straight from the body: on the way to the pad.
+            var line: [UInt8] = []
+            line.reserveCapacity(96)
+            line.append(contentsOf: #"{"id":"#.utf8)
+            JSONWriter.append(.number(Double(id)), to: &line)
+            line.append(contentsOf: #","cmd":"#.utf8)
+            JSONWriter.append(string: command, to: &line)
+            for m in body.members where m.key != "id" && m.key != "cmd" {
+                line.append(UInt8(ascii: ","))
+                JSONWriter.append(string: m.key, to: &line)
+                line.append(UInt8(ascii: ":"))
+                JSONWriter.append(m.value, to: &line)
+            }
+            line.append(contentsOf: "}\n".utf8)
+            try write(bytes: &line, timeout: timeout)
         }
     }
 
@@ -153,6 +165,10 @@ final class ClientConnection: @unchecked Sendable {
     /// line on the socket, so it ends the connection.
     private func write(_ text: String, timeout: Double) throws(ClientError) {
         var bytes = Array(text.utf8)
+        try write(bytes: &bytes, timeout: timeout)
+    }
+
+    private func write(bytes: inout [UInt8], timeout: Double) throws(ClientError) {
         let deadline = Self.now() + HapticClient.clamped(timeout)
         var sent = 0
         while sent < bytes.count {

@@ -67,6 +67,15 @@ import Testing
         }
         #expect(JSONWriter.write(.number(3)) == "3")
         #expect(JSONWriter.write(.number(1e-5)) == "1e-05")
+        // Integers are written digit by digit, as formatNumber would give them.
+        for x in [0, -0.0, 7, -7, 10, 100, -123_456, 999_999_999_999_999, -999_999_999_999_999, 1e15, 1.5, .infinity] {
+            #expect(JSONWriter.write(.number(x)) == JSONWriter.formatNumber(x), "\(x)")
+        }
+        #expect(JSONWriter.write(.number(-123_456)) == "-123456" && JSONWriter.write(.number(-0.0)) == "0")
+        var line: [UInt8] = []
+        JSONWriter.append(string: "a\"b", to: &line)
+        JSONWriter.append(.number(42), to: &line)
+        #expect(String(decoding: line, as: UTF8.self) == #""a\"b"42"#)
     }
 
     /// Short decimals take a fast path (no strtod): every one reads as exactly the Double that

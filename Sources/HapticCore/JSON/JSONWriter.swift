@@ -10,11 +10,23 @@ public enum JSONWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Appends `value`, compact, to `out` (a line being built without a `String` in between).
+    public static func append(_ value: JSONValue, to out: inout [UInt8]) {
+        write(value, into: &out, pretty: false, indent: 0)
+    }
+
+    /// Appends `s` as a JSON string literal to `out`.
+    public static func append(string s: String, to out: inout [UInt8]) {
+        writeString(s, into: &out)
+    }
+
     static func write(_ value: JSONValue, into out: inout [UInt8], pretty: Bool, indent: Int) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .number(let x): out.append(contentsOf: formatNumber(x).utf8)
+        case .number(let x):
+            // Integers (ids, devices, players) digit by digit: no `String` made.
+            if x == x.rounded(), abs(x) < 1e15 { appendInteger(Int64(x), to: &out) } else { out.append(contentsOf: formatNumber(x).utf8) }
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
@@ -53,6 +65,23 @@ public enum JSONWriter {
         guard x.isFinite else { return "null" }
         if x == x.rounded(), abs(x) < 1e15 { return String(Int64(x)) }
         return String(x)  // Swift prints the shortest round-tripping form, e.g. 0.1, 1e-05
+    }
+
+    static func appendInteger(_ n: Int64, to out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        var m = n.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[count] = UInt8(ascii: "0") + UInt8(m % 10)
+                m /= 10
+                count += 1
+            } while m > 0
+            for i in stride(from: count - 1, through: 0, by: -1) { out.append(d[i]) }
+        }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
