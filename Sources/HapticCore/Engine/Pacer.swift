@@ -12,11 +12,10 @@
 ///   pulse shorter than the interval is felt for one interval, docs/rendering.md);
 /// - pads that stop on their own get the current value again every `refreshInterval`;
 /// - on profiles that `settle`, the last value of a burst is sent once more when the pad has had it
-///   for two intervals (repairs an update the kernel's ff-memless lost: docs/devices.md). The re-send
-///   gives way to updates: it waits two intervals, so a stream of updates that come within two
-///   intervals of each other (a game's frames) has none between them, and a new value may follow a
-///   re-send after half an interval — as long as the pad has had the value before for one — rather
-///   than a whole one (a re-send took the next value's slot: docs/benchmarks.md).
+///   for two intervals (repairs an update the kernel's ff-memless lost: docs/devices.md). Two, not
+///   one: a stream of updates that come within two intervals of each other (a game's frames) then
+///   has no re-send between its values to take the next one's slot (docs/benchmarks.md). A re-send
+///   is a write like any other: the next value waits an interval after it (the link's need).
 public struct Pacer: Sendable {
     public enum Write: Equatable, Sendable {
         case set(MotorMagnitudes)
@@ -38,11 +37,6 @@ public struct Pacer: Sendable {
     private var owed = MotorMagnitudes.zero
     /// When the last value written is to be sent once more (`DeviceProfile.settles`).
     public private(set) var settleTime: Double?
-    /// When the pad was last given a new value (`lastWriteTime` counts re-sends too).
-    private var lastValueTime: Double?
-    /// Whether the last write was the settling re-send, which a new value need not wait a whole
-    /// interval after.
-    private var lastWasSettle = false
 
     public init(profile: DeviceProfile) { self.profile = profile }
 
@@ -72,20 +66,16 @@ public struct Pacer: Sendable {
         if out != written {
             written = out
             lastWriteTime = now
-            lastValueTime = now
-            lastWasSettle = false
             settleTime = profile.settles ? now + Self.settleDelay * profile.minimumUpdateInterval : nil
             return .set(out)
         }
         if let settle = settleTime, now >= settle - 1e-6 {
             settleTime = nil
             lastWriteTime = now
-            lastWasSettle = true
             return .refresh(written)
         }
         if let refresh = profile.refreshInterval, !written.isZero, let last = lastWriteTime, now - last >= refresh - 1e-6 {
             lastWriteTime = now
-            lastWasSettle = false
             return .refresh(written)
         }
         return nil
@@ -131,9 +121,6 @@ public struct Pacer: Sendable {
 
     /// The settling re-send, in intervals after the value it repeats.
     public static let settleDelay = 2.0
-    /// How soon after a settling re-send a new value may go, in intervals (the pad has had the value
-    /// before it for at least one interval by then).
-    public static let afterSettle = 0.5
 
     /// The earliest time from `now` on at which a write is allowed.
     public func nextWriteTime(from now: Double) -> Double {
@@ -141,21 +128,13 @@ public struct Pacer: Sendable {
         return max(now, open - 1e-6)
     }
 
-    /// When the interval after the last write is over: after a settling re-send, half an interval
-    /// (and one after the value it repeated).
-    private var opensAt: Double? {
-        guard let last = lastWriteTime else { return nil }
-        let interval = profile.minimumUpdateInterval
-        if lastWasSettle, let value = lastValueTime { return max(last + Self.afterSettle * interval, value + interval) }
-        return last + interval
-    }
+    /// When the interval after the last write is over.
+    private var opensAt: Double? { lastWriteTime.map { $0 + profile.minimumUpdateInterval } }
 
     /// Forgets the pad's state (after a reconnect the pad starts from zero).
     public mutating func reset() {
         written = .zero
         lastWriteTime = nil
-        lastValueTime = nil
-        lastWasSettle = false
         windowPeak = nil
         latest = .zero
         owed = .zero
