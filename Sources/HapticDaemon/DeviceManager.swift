@@ -53,12 +53,14 @@ public final class DeviceManager: @unchecked Sendable {
         case .hidraw(let sink, let profile):
             device.close()
             core.addPad(info: device.info, sink: sink, simulated: false, profile: profile, backend: .hidraw(node: sink.node.path))
-        case .waveform(let node, let profile):
+        case .waveform(let node, let path, let profile, let reason):
             // The evdev device stays open: the compatible vibration while the stream cannot run.
             device.keepsEffectPlaying = profile.keepsEffectPlaying
             device.updateMethod = profile.updateMethod
-            let sink = DualSenseWaveformSink(node: node, rumble: device, vendor: device.info.vendor, product: device.info.product)
-            core.addPad(info: device.info, sink: sink, simulated: false, profile: profile, backend: .hidraw(node: node.path))
+            let sink = DualSenseWaveformSink(
+                node: node, path: path, reason: reason, rumble: device, vendor: device.info.vendor, product: device.info.product)
+            let backend: PadBackend = node == nil ? .evdev(fallback: reason) : .hidraw(node: path)
+            core.addPad(info: device.info, sink: sink, simulated: false, profile: profile, backend: backend)
         case .evdev(let reason):
             // The device takes its profile's way of sending values: the configuration's, which may
             // differ from the built-in one it opened with.

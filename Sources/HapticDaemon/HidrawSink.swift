@@ -47,7 +47,9 @@ public enum HidrawBackend {
         case evdev(reason: String?)
         /// Stream its voice coils as waveforms through this node (open, checked, silenced), with this
         /// profile; the evdev device stays the pad's compatible vibration (`DualSenseWaveformSink`).
-        case waveform(HidrawNode, DeviceProfile)
+        /// No node: the one at `path` cannot be used yet (`reason`): compatible vibration, and the node
+        /// is tried again at a play.
+        case waveform(HidrawNode?, path: String, DeviceProfile, reason: String?)
     }
 
     /// The hidraw profile for a pad, if any (`hidrawBuiltIn` first, then any configured hidraw profile).
@@ -60,7 +62,9 @@ public enum HidrawBackend {
     /// take reports fails here, before it is used).
     ///
     /// A DualSense's waveform profile (`dualsense-haptics`) gets its node (`.waveform`) after one silent
-    /// report `0x32`, unless `dualSenseRumble` (`[devices] dualsense_haptics = "rumble"`) says not to.
+    /// report `0x32`, unless `dualSenseRumble` (`[devices] dualsense_haptics = "rumble"`) says not to;
+    /// a node that is there but cannot be used (permissions, a failed report) is `.waveform` without
+    /// a node, to be tried again later.
     public static func choose(
         for info: DeviceInfo, profiles: [DeviceProfile], forceEvdev: Bool, dualSenseRumble: Bool = false,
         sysfs: String = "/sys", dev: String = "/dev"
@@ -74,6 +78,9 @@ public enum HidrawBackend {
             return .evdev(reason: "no hidraw node belongs to \(info.path)")
         }
         let nodePath = dev == "/dev" ? path : dev + "/" + path.split(separator: "/").last!
+        func unusable(_ reason: String) -> Choice {
+            protocolName == .dualSenseHaptics ? .waveform(nil, path: nodePath, profile, reason: reason) : .evdev(reason: reason)
+        }
         let node: HidrawNode
         do {
             node = try HidrawNode.open(nodePath)
@@ -83,8 +90,8 @@ public enum HidrawBackend {
                 return .evdev(reason: "\(nodePath) is another device (\(Format.hex4(id.vendor)):\(Format.hex4(id.product)))")
             }
         } catch {
-            guard error.errno == .permissionDenied || error.errno == .notPermitted else { return .evdev(reason: error.description) }
-            return .evdev(reason: error.description + " (the node needs hapticd's udev rule, installed with the package or "
+            guard error.errno == .permissionDenied || error.errno == .notPermitted else { return unusable(error.description) }
+            return unusable(error.description + " (the node needs hapticd's udev rule, installed with the package or "
                 + "make install: hapticd --print-udev-rules; docs/devices.md, \"hidraw\")")
         }
         if protocolName == .dualSenseHaptics {
@@ -92,9 +99,9 @@ public enum HidrawBackend {
                 try node.write(DualSenseBluetoothHaptics.report(frames: [], sequence: 0, counter: 0))
             } catch {
                 node.close()
-                return .evdev(reason: error.description)
+                return unusable(error.description)
             }
-            return .waveform(node, profile)
+            return .waveform(node, path: nodePath, profile, reason: nil)
         }
         let sink = HidrawSink(node: node, reports: reports(protocolName))
         do {

@@ -66,16 +66,19 @@ public final class DualSenseWaveformSink: MotorSink {
     public static let initialBackoff = 1.0
     public static let maximumBackoff = 30.0
 
-    /// `node`: the pad's hidraw node, open and checked (its first, silent report written). `backoff`:
-    /// the first wait before a retry (tests shorten it), bounded to 0.01…`maximumBackoff` s.
+    /// `node`: the pad's hidraw node, open and checked (its first, silent report written); nil when the
+    /// node at `path` could not be used (`reason`): the pad starts on its motors and the node is tried
+    /// at its first play. `backoff`: the first wait before a retry (tests shorten it), bounded to
+    /// 0.01…`maximumBackoff` s.
     public init(
-        node: HidrawNode, rumble: any MotorSink, vendor: UInt16, product: UInt16, backoff: Double = DualSenseWaveformSink.initialBackoff,
+        node: HidrawNode?, path: String? = nil, reason: String? = nil, rumble: any MotorSink, vendor: UInt16, product: UInt16,
+        backoff: Double = DualSenseWaveformSink.initialBackoff,
         reopen: ((String) throws(HidrawError) -> HidrawNode)? = nil
     ) {
         firstBackoff = backoff.isFinite ? min(max(backoff, 0.01), Self.maximumBackoff) : Self.initialBackoff
         self.backoff = firstBackoff
         self.node = node
-        nodePath = node.path
+        nodePath = node?.path ?? path ?? "?"
         self.rumble = rumble
         self.vendor = vendor
         self.product = product
@@ -86,7 +89,13 @@ public final class DualSenseWaveformSink: MotorSink {
                 try DualSenseWaveformSink.open(path, vendor: vendor, product: product)
             }
         }
-        status = HapticsStatus(mode: .waveform, transport: "bluetooth-hidraw", node: node.path)
+        if node != nil {
+            status = HapticsStatus(mode: .waveform, transport: "bluetooth-hidraw", node: nodePath)
+        } else {
+            let why = reason ?? "the node could not be used"
+            status = HapticsStatus(mode: .rumble, transport: "evdev", node: nodePath, reason: why, retryAt: 0)
+            cause = why
+        }
     }
 
     /// The silent report: what a pad is left with (release, a retry's first report).
