@@ -78,11 +78,13 @@ import Testing
         return condition()
     }
 
-    @Test func aPlayStreamsReportsInSequenceThenSilenceOnceThenNothing() throws {
+    @Test(arguments: RenderMode.allCases)
+    func aPlayStreamsReportsInSequenceThenSilenceOnceThenNothing(mode: RenderMode) throws {
         let fake = FakeNode()
         let rumble = RecordingSink()
         let sink = DualSenseWaveformSink(node: fake.node(), rumble: rumble, vendor: 0x054C, product: 0x0CE6)
-        let loop = RenderLoop()
+        // `fixed`: the 4 ms grid drives the stream; a report goes out at the first tick after its block's end.
+        let loop = RenderLoop(mode: mode, period: 0.004)
         defer { loop.shutdown() }
         loop.addPad(0, sink: sink, profile: .dualSenseBluetoothWaveform)
         try loop.withPad(0) { engine, _ in try engine.start(engine.makePlayer(tone(0.2))) }
@@ -107,6 +109,7 @@ import Testing
         let status = try #require(loop.perform(ticking: false) { $0.haptics(0) })
         #expect(status.mode == .waveform && status.transport == "bluetooth-hidraw" && status.reason == nil)
         #expect(status.reports == 20 && status.streams == 1)
+        #expect(!loop.isArmed && !loop.isTicking, "the stream is over: no wakeups")
     }
 
     @Test func aBusyNodeFallsBackToTheMotorsAndARefusedRetryBacksOff() throws {
