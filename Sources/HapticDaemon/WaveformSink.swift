@@ -98,9 +98,11 @@ public final class DualSenseWaveformSink: MotorSink {
         }
     }
 
-    /// The silent report: what a pad is left with (release, a retry's first report).
-    public func silence() -> [UInt8] {
-        DualSenseBluetoothHaptics.report(frames: [], sequence: sequence, counter: sequence)
+    /// The next report (its sequence number taken, written or not): `frames` (left, right) in −1…1;
+    /// none, silence (what a pad is left with: release, a retry's first report).
+    private func report(_ frames: [(Double, Double)] = []) -> [UInt8] {
+        defer { sequence &+= 1 }
+        return DualSenseBluetoothHaptics.report(frames: frames, sequence: sequence, counter: sequence)
     }
 
     /// Whether the waveform stream is in use (else the motor path, `apply`).
@@ -120,12 +122,13 @@ public final class DualSenseWaveformSink: MotorSink {
     // MARK: the motor path (FF_RUMBLE)
 
     public func apply(_ write: Pacer.Write) throws(DeviceError) { try rumble.apply(write) }
-    public func prepare() throws(DeviceError) -> Bool { try rumble.prepare() }
+    /// Readies the motors only while they are the pad's output (a stream needs no preparing).
+    public func prepare() throws(DeviceError) -> Bool { node == nil ? try rumble.prepare() : false }
 
     /// Silences the voice coils (one silent report) and the motors, and closes both nodes.
     public func release() {
         if let node {
-            try? node.write(silence())
+            try? node.write(report())
             node.close()
         }
         node = nil
@@ -158,8 +161,7 @@ public final class DualSenseWaveformSink: MotorSink {
         for block in stream.pass(pipeline, now: now) {
             let frames = (0..<block.left.count).map { (block.left[$0], block.right[$0]) }
             do {
-                try node.write(DualSenseBluetoothHaptics.report(frames: frames, sequence: sequence, counter: sequence))
-                sequence &+= 1
+                try node.write(report(frames))
                 status.reports += 1
             } catch {
                 fallBack(pipeline, now: now, reason: error.description)
@@ -214,7 +216,7 @@ public final class DualSenseWaveformSink: MotorSink {
         do throws(HidrawError) {
             let n = try reopen(nodePath)
             do throws(HidrawError) {
-                try n.write(silence())
+                try n.write(report())
             } catch {
                 n.close()
                 throw error

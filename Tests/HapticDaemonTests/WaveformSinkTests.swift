@@ -169,6 +169,7 @@ import Testing
         let decoded = reports.compactMap { DualSenseBluetoothHaptics.decode($0) }
         #expect(decoded.count == reports.count)
         #expect(decoded.first?.frames.allSatisfy { $0 == (0, 0) } == true, "a silent report first (the retry's check)")
+        #expect(zip(decoded, decoded.dropFirst()).allSatisfy { ($0.sequence &+ 1) & 0x0F == $1.sequence }, "then the stream's, in sequence")
         #expect(decoded.filter { $0.frames.contains { $0 != (0, 0) } }.count == 10, "then the tone: 0.1 s is 9.4 reports")
         let status = try #require(loop.perform(ticking: false) { $0.haptics(0) })
         #expect(status.mode == .waveform && status.reason == nil && status.failures == 1 && status.retries == 0)
