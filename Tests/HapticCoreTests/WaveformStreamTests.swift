@@ -169,6 +169,21 @@ import Testing
         #expect(reference.count == 2 && zip(reference[1].left, b.left).allSatisfy { abs($0 - $1) < 1e-12 })
     }
 
+    @Test func catchUpsWhileTheLoopIsLateHoldAtMostTheBound() throws {
+        let pad = pipeline()
+        var s = stream()
+        try pad.engine.start(pad.engine.makePlayer(tone(1)))
+        _ = s.pass(pad, now: clock.now)
+        let d = s.blockDuration
+        // Reads every half block for 10 blocks, and no pass (the loop's thread held up).
+        for k in 1...20 {
+            clock.now = 10 + Double(k) * d / 2
+            s.catchUp(pad, now: clock.now)
+        }
+        #expect(s.pass(pad, now: clock.now).map(\.index) == [7, 8, 9], "the newest three")
+        #expect(s.dropped == 7 && s.rendered == 10)
+    }
+
     @Test func nothingPlaysNothingStreams() {
         let pad = pipeline()
         var s = stream()

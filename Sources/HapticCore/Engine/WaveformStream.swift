@@ -139,6 +139,11 @@ public struct WaveformStream {
             let silent = partialLeft.allSatisfy { $0 == 0 } && partialRight.allSatisfy { $0 == 0 }
             let start = o + Double(next) * d
             ready.append(Block(index: next, start: start, left: partialLeft, right: partialRight, isSilent: silent))
+            if ready.count > maximumCatchUp {
+                // Rendered by catch-ups while the loop was late: only the newest are given.
+                ready.removeFirst()
+                dropped += 1
+            }
             partialLeft = []
             partialRight = []
             next += 1
