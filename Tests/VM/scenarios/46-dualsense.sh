@@ -8,6 +8,8 @@ grep -q '^hapticd:' /etc/passwd 2>/dev/null || echo 'hapticd:x:1000:1000:hapticd
 grep -q '^hapticd:' /etc/group 2>/dev/null || echo 'hapticd:x:1000:' >> /etc/group
 /bin/stallmon --log /tmp/stalls.log &
 stallmon=$!
+# 40-drivers logged a dualsense-bt of its own to the same file: this pad's log starts empty.
+rm -f /tmp/pads/dualsense-bt.log /tmp/pads/dualsense-bt.pid
 start_uhid_pads /tmp/pads dualsense-bt || { stop_pads /tmp/pads; kill $stallmon; exit 1; }
 echo "kernel $(uname -r)"
 /bin/dualsense-vmtest /bin/hapticd
