@@ -121,6 +121,9 @@ let package = Package(
             name: "hidraw-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
             path: "Tests/VM/hidraw-vmtest"),
         .executableTarget(
+            name: "dualsense-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
+            path: "Tests/VM/dualsense-vmtest"),
+        .executableTarget(
             name: "hapticctl",
             dependencies: [
                 "HapticCore", "HapticTools", "HapticClient", "HapticProtocol", "BoundedIO",

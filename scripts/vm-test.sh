@@ -45,8 +45,13 @@ done
 # measured here, and a debug build costs several times the emulated instructions per command (under
 # TCG a debug hapticd fell behind a 60 fps stream of commands, docs/benchmarks.md). The test programs
 # stay debug builds (faster to build, Swift's assertions on).
-products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest drivers-vmtest hidraw-vmtest hapticd)
+products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest drivers-vmtest hidraw-vmtest dualsense-vmtest hapticd)
 for p in "${products[@]}"; do
+    # HAPTICD_VM_ONLY: only what the chosen scenarios run (and hapticd) is built.
+    if [ -n "${HAPTICD_VM_ONLY:-}" ] && [ "$p" != hapticd ] \
+        && ! cat Tests/VM/scenarios/*"$HAPTICD_VM_ONLY"*.sh 2>/dev/null | grep -q "/bin/$p\b"; then
+        continue
+    fi
     conf=debug
     [ "$p" = hapticd ] && conf=release
     # The linker warns that static glibc cannot dlopen/NSS: harmless here, so only failure counts.

@@ -58,6 +58,10 @@ public struct DaemonConfig: Equatable, Sendable {
     /// `[devices] backend`: `auto` drives a pad through its own reports on its hidraw node where a
     /// hidraw profile matches it (docs/devices.md, "hidraw"); `evdev` drives every pad through evdev.
     public var backend = DeviceBackendSetting.auto
+    /// `[devices] dualsense_haptics`: `waveform` streams a DualSense's voice coils over Bluetooth
+    /// (report `0x32` on its hidraw node, where it works); `rumble` gives it compatible vibration
+    /// (`FF_RUMBLE` through hid-playstation) as before. docs/devices.md, "DualSense voice coils".
+    public var dualSenseHaptics = DualSenseHapticsSetting.waveform
     /// Per-pad software gain 0…1, keyed by "vvvv:pppp", pad name, or "default".
     public var gains: [String: Double] = [:]
     /// Who is heard when several programs share a pad (Policy.swift).
@@ -173,6 +177,12 @@ extension JSONValue {
         for key in table.keys { o.append(key, from(table[key]!)) }
         return .object(o)
     }
+}
+
+/// `[devices] dualsense_haptics`.
+public enum DualSenseHapticsSetting: String, Sendable, CaseIterable {
+    case waveform
+    case rumble
 }
 
 /// `[devices] backend`.

@@ -145,13 +145,20 @@ struct ConfigReader {
         if let v = top["policy"] { c.policy = try policy(v) }
         if let v = top["devices"] {
             let d = try table(v, "devices")
-            try checkKeys(d, "devices", ["gain", "profile", "backend"])
+            try checkKeys(d, "devices", ["gain", "profile", "backend", "dualsense_haptics"])
             if let b = d["backend"] {
                 let name = try string(b, "devices.backend")
                 guard let backend = DeviceBackendSetting(rawValue: name) else {
                     throw ConfigError("devices.backend", "expected \"auto\" or \"evdev\", found \"\(name)\"")
                 }
                 c.backend = backend
+            }
+            if let h = d["dualsense_haptics"] {
+                let name = try string(h, "devices.dualsense_haptics")
+                guard let setting = DualSenseHapticsSetting(rawValue: name) else {
+                    throw ConfigError("devices.dualsense_haptics", "expected \"waveform\" or \"rumble\", found \"\(name)\"")
+                }
+                c.dualSenseHaptics = setting
             }
             if let g = d["gain"] {
                 for m in try table(g, "devices.gain").members {

@@ -46,10 +46,21 @@ public final class DeviceManager: @unchecked Sendable {
     func open(_ path: String) throws(DeviceError) {
         let device = try RumbleDevice(path: path)
         let config = core.config
-        switch HidrawBackend.choose(for: device.info, profiles: config.profiles, forceEvdev: config.backend == .evdev, sysfs: sysfs) {
+        switch HidrawBackend.choose(
+            for: device.info, profiles: config.profiles, forceEvdev: config.backend == .evdev,
+            dualSenseRumble: config.dualSenseHaptics == .rumble, sysfs: sysfs)
+        {
         case .hidraw(let sink, let profile):
             device.close()
             core.addPad(info: device.info, sink: sink, simulated: false, profile: profile, backend: .hidraw(node: sink.node.path))
+        case .waveform(let node, let path, let profile, let reason):
+            // The evdev device stays open: the compatible vibration while the stream cannot run.
+            device.keepsEffectPlaying = profile.keepsEffectPlaying
+            device.updateMethod = profile.updateMethod
+            let sink = DualSenseWaveformSink(
+                node: node, path: path, reason: reason, rumble: device, vendor: device.info.vendor, product: device.info.product)
+            let backend: PadBackend = node == nil ? .evdev(fallback: reason) : .hidraw(node: path)
+            core.addPad(info: device.info, sink: sink, simulated: false, profile: profile, backend: backend)
         case .evdev(let reason):
             // The device takes its profile's way of sending values: the configuration's, which may
             // differ from the built-in one it opened with.
@@ -60,8 +71,27 @@ public final class DeviceManager: @unchecked Sendable {
         }
     }
 
+    /// A pad moved between waveform haptics and compatible vibration (under the render loop's lock):
+    /// one log line, and `capabilities`' backend follows (`haptics` is read live from the loop).
+    func hapticsChanged(_ pad: PadID, _ status: HapticsStatus) {
+        let node = status.node ?? "?"
+        switch status.mode {
+        case .waveform:
+            core.state.pads.setBackend(pad, .hidraw(node: node))
+            logger.notice("pad \(pad): voice-coil waveforms again through \(node)")
+        case .rumble:
+            let reason = status.reason ?? "?"
+            core.state.pads.setBackend(pad, .evdev(fallback: reason))
+            let retry = status.retryAt.map { " (the stream is tried again from \(Self.seconds($0 - core.loop.clock.now)) s on, at the next play)" } ?? ""
+            logger.warning("pad \(pad): compatible vibration (FF_RUMBLE) instead of voice-coil waveforms: \(reason)\(retry)")
+        }
+    }
+
+    static func seconds(_ x: Double) -> String { String(Double(Int((max(x, 0) * 10).rounded())) / 10) }
+
     public func start(directory: String = DeviceDiscovery.defaultDirectory) throws(DeviceError) {
         core.onDeviceFailure { [weak self] path in self?.recover(path) }
+        core.loop.setHapticsHandler { [weak self] pad, status in self?.hapticsChanged(pad, status) }
         let monitor = try DeviceMonitor(directory: directory)
         let scan = DeviceDiscovery.scan(directory: directory)
         for problem in scan.problems { logger.warning("\(problem)") }

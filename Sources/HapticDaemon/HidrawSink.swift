@@ -45,6 +45,11 @@ public enum HidrawBackend {
         case hidraw(HidrawSink, DeviceProfile)
         /// Drive it through evdev; `reason` says why not hidraw (nil: no hidraw profile matches).
         case evdev(reason: String?)
+        /// Stream its voice coils as waveforms through this node (open, checked, silenced), with this
+        /// profile; the evdev device stays the pad's compatible vibration (`DualSenseWaveformSink`).
+        /// No node: the one at `path` cannot be used yet (`reason`): compatible vibration, and the node
+        /// is tried again at a play.
+        case waveform(HidrawNode?, path: String, DeviceProfile, reason: String?)
     }
 
     /// The hidraw profile for a pad, if any (`hidrawBuiltIn` first, then any configured hidraw profile).
@@ -55,15 +60,27 @@ public enum HidrawBackend {
     /// Opens the hidraw node of the HID device behind the pad's event node, checks that the kernel
     /// says it is the same device, and silences its actuators (a first report: a node that does not
     /// take reports fails here, before it is used).
+    ///
+    /// A DualSense's waveform profile (`dualsense-haptics`) gets its node (`.waveform`) after one silent
+    /// report `0x32`, unless `dualSenseRumble` (`[devices] dualsense_haptics = "rumble"`) says not to;
+    /// a node that is there but cannot be used (permissions, a failed report) is `.waveform` without
+    /// a node, to be tried again later.
     public static func choose(
-        for info: DeviceInfo, profiles: [DeviceProfile], forceEvdev: Bool, sysfs: String = "/sys", dev: String = "/dev"
+        for info: DeviceInfo, profiles: [DeviceProfile], forceEvdev: Bool, dualSenseRumble: Bool = false,
+        sysfs: String = "/sys", dev: String = "/dev"
     ) -> Choice {
         guard let profile = profile(for: info, in: profiles), let protocolName = profile.reports else { return .evdev(reason: nil) }
         if forceEvdev { return .evdev(reason: "devices.backend is \"evdev\" in the configuration") }
+        if protocolName == .dualSenseHaptics && dualSenseRumble {
+            return .evdev(reason: "devices.dualsense_haptics is \"rumble\" in the configuration")
+        }
         guard let path = Topology.hidrawNode(forEventNode: info.path, sysfs: sysfs) else {
             return .evdev(reason: "no hidraw node belongs to \(info.path)")
         }
         let nodePath = dev == "/dev" ? path : dev + "/" + path.split(separator: "/").last!
+        func unusable(_ reason: String) -> Choice {
+            protocolName == .dualSenseHaptics ? .waveform(nil, path: nodePath, profile, reason: reason) : .evdev(reason: reason)
+        }
         let node: HidrawNode
         do {
             node = try HidrawNode.open(nodePath)
@@ -73,9 +90,18 @@ public enum HidrawBackend {
                 return .evdev(reason: "\(nodePath) is another device (\(Format.hex4(id.vendor)):\(Format.hex4(id.product)))")
             }
         } catch {
-            guard error.errno == .permissionDenied || error.errno == .notPermitted else { return .evdev(reason: error.description) }
-            return .evdev(reason: error.description + " (the node needs hapticd's udev rule, installed with the package or "
+            guard error.errno == .permissionDenied || error.errno == .notPermitted else { return unusable(error.description) }
+            return unusable(error.description + " (the node needs hapticd's udev rule, installed with the package or "
                 + "make install: hapticd --print-udev-rules; docs/devices.md, \"hidraw\")")
+        }
+        if protocolName == .dualSenseHaptics {
+            do {
+                try node.write(DualSenseBluetoothHaptics.report(frames: [], sequence: 0, counter: 0))
+            } catch {
+                node.close()
+                return unusable(error.description)
+            }
+            return .waveform(node, path: nodePath, profile, reason: nil)
         }
         let sink = HidrawSink(node: node, reports: reports(protocolName))
         do {
@@ -91,6 +117,15 @@ public enum HidrawBackend {
         switch name {
         case .switchHDRumble: SwitchHDRumbleReports()
         case .xboxBluetooth: XboxTriggerReports()
+        // Not a rumble report: `choose` streams it (`.waveform`); as motors, silence.
+        case .dualSenseHaptics: SilentReports()
         }
     }
+}
+
+/// Reports for a protocol that carries no motor values (a waveform transport, which `choose` never
+/// drives as motors): an empty report that `HidrawNode.write` is never given.
+struct SilentReports: RumbleReports {
+    func report(_ m: MotorMagnitudes) -> [UInt8] { [] }
+    func silence() -> [UInt8] { [] }
 }

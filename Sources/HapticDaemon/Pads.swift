@@ -45,6 +45,11 @@ struct PadRegistry {
         return (id, false, replaced)
     }
 
+    /// The pad's backend changed while it stayed attached (a waveform transport that failed or came back).
+    mutating func setBackend(_ id: PadID, _ backend: PadBackend) {
+        byID[id]?.backend = backend
+    }
+
     /// The connected pad at `path` is gone: its number, or nil when no connected pad is there.
     mutating func detach(path: String) -> PadID? {
         guard let id = ids.first(where: { byID[$0]!.info.path == path && byID[$0]!.connected }) else { return nil }

@@ -80,6 +80,11 @@ public final class RenderLoop: @unchecked Sendable {
             self.makeEngine = makeEngine
         }
         var engines: [HapticEngine] { pipeline.engines.map(\.engine) }
+        /// The pad's waveform transport, when its sink has one (a DualSense over Bluetooth).
+        var waveform: DualSenseWaveformSink? { sink as? DualSenseWaveformSink }
+        /// Whether the waveform stream renders the pad (then it is the pad's only renderer: no
+        /// `tick()`, no catch-up).
+        var streamsWaveform: Bool { waveform?.usesWaveform ?? false }
     }
 
     private var pads: [PadID: Pad] = [:] {
@@ -96,6 +101,7 @@ public final class RenderLoop: @unchecked Sendable {
     private var tickBase: UInt64 = 0
     private var tickIndex: UInt64 = 0
     private var eventHandler: (@Sendable (LoopEvent) -> Void)?
+    private var hapticsHandler: (@Sendable (PadID, HapticsStatus) -> Void)?
     private var fires = 0
     /// Shut down: the thread has ended, nothing is armed again.
     private var stopped = false
@@ -120,6 +126,12 @@ public final class RenderLoop: @unchecked Sendable {
     /// Receives engine and device events (called under the loop's lock: keep it short, hop elsewhere).
     public func setEventHandler(_ handler: (@Sendable (LoopEvent) -> Void)?) {
         lock.withLock { eventHandler = handler }
+    }
+
+    /// Receives a pad's move between waveform haptics and rumble (a waveform transport that failed,
+    /// or came back), under the loop's lock, like `setEventHandler`.
+    public func setHapticsHandler(_ handler: (@Sendable (PadID, HapticsStatus) -> Void)?) {
+        lock.withLock { hapticsHandler = handler }
     }
 
     // MARK: pads
@@ -218,8 +230,14 @@ public final class RenderLoop: @unchecked Sendable {
             if !loop.touched.contains(id) {
                 loop.touched.append(id)
                 // What the pad's output did since its last render goes to the pacer before the
-                // command changes it (issue 26: a pulse the loop slept through is not lost).
-                pad.pipeline.catchUp()
+                // command changes it (issue 26: a pulse the loop slept through is not lost). On a pad
+                // the waveform stream renders, nothing but the stream may advance its engines.
+                if let waveform = pad.waveform, waveform.usesWaveform {
+                    // The stream renders up to now first: the command applies on the sample at now.
+                    waveform.catchUp(pad.pipeline, now: loop.clock.now)
+                } else {
+                    pad.pipeline.catchUp()
+                }
             }
             return pad
         }
@@ -244,6 +262,8 @@ public final class RenderLoop: @unchecked Sendable {
         public func engines(_ id: PadID) -> [(locality: Locality, engine: HapticEngine)] { touch(id)?.pipeline.engines ?? [] }
         public func pipeline(_ id: PadID) -> PadPipeline? { touch(id)?.pipeline }
         public func hasDevice(_ id: PadID) -> Bool { loop.pads[id]?.sink != nil }
+        /// How the pad's haptics are played, for a pad with a waveform transport (nil: rumble only).
+        public func haptics(_ id: PadID) -> HapticsStatus? { loop.pads[id]?.waveform?.currentStatus }
         /// The loop's clock, now.
         public var now: Double { loop.clock.now }
     }
@@ -337,6 +357,13 @@ public final class RenderLoop: @unchecked Sendable {
     }
 
     private func tick(_ id: PadID, _ pad: Pad, now: Double, timer: Bool = false) {
+        if let waveform = pad.waveform {
+            // The stream first: while it runs it is the pad's only renderer. A failed report hands
+            // the pad to the motors at once (this same pass); a retry may hand it back.
+            let pass = waveform.pass(pad.pipeline, now: now)
+            if let changed = pass.changed { hapticsHandler?(id, changed) }
+            if pass.handled { return }
+        }
         guard let write = pad.pipeline.tick(sampleBefore: mode == .event, timer: timer) else { return }
         guard let sink = pad.sink else { return }
         if !timer { RequestProbe.mark(.rendered) }
@@ -410,7 +437,8 @@ public final class RenderLoop: @unchecked Sendable {
         guard mode == .event else { return rearmFixed() }
         var next: Double?
         for (_, pad) in order {
-            if let w = pad.pipeline.nextWakeup(now: now) { next = min(next ?? w, w) }
+            let wake = pad.streamsWaveform ? pad.waveform!.nextWakeup(pad.pipeline, now: now) : pad.pipeline.nextWakeup(now: now)
+            if let w = wake { next = min(next ?? w, w) }
         }
         if let next {
             arm(max(MonotonicClock.nanoseconds(next) &+ 1_000, MonotonicClock.nowNanoseconds))
@@ -425,7 +453,7 @@ public final class RenderLoop: @unchecked Sendable {
     /// is set once, not per tick, which is what keeps a tick cheap). Otherwise a one-shot for the earliest
     /// wakeup any pad asks for, or nothing at all.
     private func rearmFixed() {
-        if order.contains(where: { $0.1.pipeline.needsTicks }) {
+        if order.contains(where: { $0.1.pipeline.needsTicks || $0.1.waveform?.isStreaming == true }) {
             if !ticking {
                 ticking = true
                 let periodNs = MonotonicClock.nanoseconds(period)

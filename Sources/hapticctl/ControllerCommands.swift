@@ -18,9 +18,13 @@ struct Caps: ParsableCommand {
                 return "?"
             }
             let refresh = num(r, "refresh_interval").map { "every \(Format.fixed($0, 3)) s" } ?? "none"
+            // Voice-coil waveforms or motor magnitudes, through what, and why not waveforms where it could.
+            var haptics = "\(str(r, "haptics") ?? "rumble") through \(str(r, "haptics_transport") ?? str(r, "backend") ?? "?")"
+            if let why = str(r, "haptics_reason") { haptics += " (\(why))" }
             return [
                 "device \(int(r, "device")): \(str(r, "name") ?? "?")",
                 "  localities      \(list("localities")) (not: \(list("unsupported_localities")))",
+                "  haptics         \(haptics)",
                 "  motors          strong (left, low frequency: leftHandle), weak (right, high frequency: rightHandle)",
                 "  effect slots    \(int(r, "effect_slots")), FF_GAIN \(r["ff_gain"] == .bool(true) ? "yes" : "no")",
                 "  resolution      \(str(r, "quantization") ?? "?") (\(int(r, "levels")) levels)",

@@ -74,4 +74,26 @@ import Testing
             #expect(p.evdevFallback.flatMap { DeviceProfile.named($0) }?.reports == nil, "\(p.name) falls back to an evdev profile")
         }
     }
+
+    /// A DualSense over Bluetooth: its waveform profile; a node that cannot be used yet keeps the
+    /// waveform sink (retried at a play) with the reason; the configuration can keep it on its motors.
+    @Test func aDualSenseOverBluetoothGetsItsWaveformProfile() throws {
+        let (sys, dev) = try tree()
+        var ds = pad("/dev/input/event5", vendor: 0x054C, product: 0x0CE6)
+        ds.bus = 0x05
+        let choice = HidrawBackend.choose(for: ds, profiles: DeviceProfile.allBuiltIn, forceEvdev: false, sysfs: sys, dev: dev)
+        guard case .waveform(let node, let path, let profile, let why) = choice else {
+            Issue.record("not a waveform choice: \(choice)")
+            return
+        }
+        #expect(node == nil && path == dev + "/hidraw2" && profile.name == "dualsense-bluetooth-waveform")
+        #expect(why == "\(dev)/hidraw2: open failed: no such file or directory")
+        let rumble = HidrawBackend.choose(for: ds, profiles: DeviceProfile.allBuiltIn, forceEvdev: false, dualSenseRumble: true, sysfs: sys, dev: dev)
+        #expect(reason(rumble) == .some("devices.dualsense_haptics is \"rumble\" in the configuration"))
+        #expect(reason(HidrawBackend.choose(for: ds, profiles: DeviceProfile.allBuiltIn, forceEvdev: true, sysfs: sys, dev: dev))
+                == .some("devices.backend is \"evdev\" in the configuration"))
+        // Over USB it has no hidraw profile: evdev, nothing to explain.
+        ds.bus = 0x03
+        #expect(reason(HidrawBackend.choose(for: ds, profiles: DeviceProfile.allBuiltIn, forceEvdev: false, sysfs: sys, dev: dev)) == .some(nil))
+    }
 }

@@ -9,7 +9,8 @@
 /// moves inside it: event and command timing are sample-accurate — provided nothing else advanced
 /// the engines past the block's start first. A start at time t is exact even then (a playing player's
 /// offset is linear from its anchor); a stop or pause already applied loses the block's samples
-/// before it. The daemon's stream (not built yet) must therefore be the pad's only renderer.
+/// before it. The daemon's stream (`WaveformStream`) is therefore the pad's only renderer, and renders
+/// up to now before a command reaches the pad (`WaveformStream.catchUp`).
 ///
 /// Per player: its pattern through `WaveformRenderer` from its offset at the segment's start, with
 /// its controls (sent parameters and curves, as of the segment's start), its policy gain, the pad's

@@ -194,6 +194,9 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         case switchHDRumble = "switch-hd-rumble"
         /// Xbox One / Series over Bluetooth: output report `0x03`, handle and trigger motors.
         case xboxBluetooth = "xbox-bluetooth"
+        /// DualSense over Bluetooth: output report `0x32`, its voice coils as waveforms (3 kHz, signed
+        /// 8-bit, stereo), streamed; the pad's evdev node stays open for compatible vibration.
+        case dualSenseHaptics = "dualsense-haptics"
     }
 
     /// Reports written on the hidraw node; nil for an evdev profile.

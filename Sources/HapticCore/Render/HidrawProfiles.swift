@@ -34,6 +34,18 @@ extension DeviceProfile {
         transientPulse: .init(sharp: 0.050, dull: 0.090, minimum: 0.050), strongFloor: 0.06, weakFloor: 0.06,
         actuators: .rumbleAndTriggers, secondPairFloor: 0.06, reports: .xboxBluetooth, evdevFallback: "xbox-bluetooth")
 
+    /// DualSense / DualSense Edge over Bluetooth with its voice coils: report `0x32`, a waveform stream
+    /// (`DualSenseBluetoothHaptics`, docs/devices.md, "DualSense voice coils over Bluetooth"). The
+    /// motor fields are `dualsense-bluetooth`'s: they pace the compatible vibration (`FF_RUMBLE`
+    /// through hid-playstation) the pad falls back to while the stream cannot run, with the same
+    /// engines. The localities are the two handles (`rumble`): a voice coil in each.
+    public static let dualSenseBluetoothWaveform = DeviceProfile(
+        name: "dualsense-bluetooth-waveform", displayName: "DualSense / DualSense Edge over Bluetooth (hidraw, voice-coil waveforms)",
+        matches: [0x0CE6, 0x0DF2].map { .init(bus: busBluetooth, vendor: 0x054C, product: $0) },
+        minimumUpdateInterval: 0.010, quantization: .bits8, reports: .dualSenseHaptics, evdevFallback: "dualsense-bluetooth")
+
     /// The hidraw profiles, tried before `builtIn` where the pad's hidraw node can be used.
-    public static let hidrawBuiltIn: [DeviceProfile] = [switchProUSBHD, switchProBluetoothHD, xboxBluetoothTriggers]
+    public static let hidrawBuiltIn: [DeviceProfile] = [
+        switchProUSBHD, switchProBluetoothHD, xboxBluetoothTriggers, dualSenseBluetoothWaveform,
+    ]
 }

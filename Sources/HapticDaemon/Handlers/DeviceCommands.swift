@@ -67,7 +67,7 @@ extension DaemonState {
         for id in DynamicParameterID.allCases where !id.isAudio {
             parameters.append(id.rawValue, range(id.range.lowerBound, id.range.upperBound, id.defaultValue))
         }
-        return JSONObject([
+        var result = JSONObject([
             "device": .number(Double(pad)), "name": .string(record.info.name),
             "supports_haptics": .bool(true), "supports_audio": .bool(false),
             "localities": .array(Locality.supported(by: p.actuators).map { .string($0.rawValue) }),
@@ -90,6 +90,9 @@ extension DaemonState {
             "simulated": .bool(record.simulated), "connected": .bool(record.connected && access.hasDevice(pad)),
             "parameters": .object(parameters),
         ])
+        // Issue 25: waveform or rumble, and why (HapticsFields.swift).
+        for (key, value) in hapticsFields(pad, access) { result.append(key, value) }
+        return result
     }
 
     func padFields(_ id: PadID, _ access: RenderLoop.PadAccess? = nil) -> JSONObject {
