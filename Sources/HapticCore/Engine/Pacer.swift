@@ -12,10 +12,12 @@
 ///   pulse shorter than the interval is felt for one interval, docs/rendering.md);
 /// - pads that stop on their own get the current value again every `refreshInterval`;
 /// - on profiles that `settle`, the last value of a burst is sent once more when the pad has had it
-///   for two intervals (repairs an update the kernel's ff-memless lost: docs/devices.md). Two, not
-///   one: a stream of updates that come within two intervals of each other (a game's frames) then
-///   has no re-send between its values to take the next one's slot (docs/benchmarks.md). A re-send
-///   is a write like any other: the next value waits an interval after it (the link's need).
+///   for two intervals, a zero for one (repairs an update the kernel's ff-memless lost:
+///   docs/devices.md). Two for a value: a stream of updates that come within two intervals of each
+///   other (a game's frames) then has no re-send between its values to take the next one's slot
+///   (docs/benchmarks.md). One for a zero: what follows a stop is a new effect, whenever the game
+///   sends it, and the re-sent zero is out of its way sooner. A re-send is a write like any other:
+///   the next value waits an interval after it (the link's need).
 public struct Pacer: Sendable {
     public enum Write: Equatable, Sendable {
         case set(MotorMagnitudes)
@@ -66,7 +68,7 @@ public struct Pacer: Sendable {
         if out != written {
             written = out
             lastWriteTime = now
-            settleTime = profile.settles ? now + Self.settleDelay * profile.minimumUpdateInterval : nil
+            settleTime = profile.settles ? now + (out.isZero ? 1 : Self.settleDelay) * profile.minimumUpdateInterval : nil
             return .set(out)
         }
         if let settle = settleTime, now >= settle - 1e-6 {
@@ -119,7 +121,7 @@ public struct Pacer: Sendable {
         profile.quantize(value)
     }
 
-    /// The settling re-send, in intervals after the value it repeats.
+    /// The settling re-send of a non-zero value, in intervals after it (a zero's: one).
     public static let settleDelay = 2.0
 
     /// The earliest time from `now` on at which a write is allowed.
