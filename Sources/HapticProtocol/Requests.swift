@@ -545,7 +545,7 @@ public struct RumbleRequest: CommandRequest {
     static let delay = CommandArgument<Double>.number("delay")
     public static let declaration = CommandDeclaration(
         .rumble, .changes, .anyone, [strong, weak, duration, delay] + PlayerPlacement.argumentsWithoutPattern,
-        "both motors for a time (SDL, the Web Gamepad API); replaces this connection's previous rumble, 0/0 stops it")
+        "both motors for a time (SDL, the Web Gamepad API); replaces this connection's previous rumble (a playing one is changed in place: the same player), 0/0 stops it")
 
     public var strong: Double, weak: Double
     /// nil when both magnitudes are 0 (a stop).
