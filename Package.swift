@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "HapticDaemon",
             dependencies: [
-                "HapticCore", "Evdev", "Hidraw", "HapticProtocol", "BoundedIO", "CRenderThread",
+                "HapticCore", "Evdev", "Hidraw", "Alsa", "HapticProtocol", "BoundedIO", "CRenderThread",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
