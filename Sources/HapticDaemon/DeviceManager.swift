@@ -57,9 +57,10 @@ public final class DeviceManager: @unchecked Sendable {
             case .evdev(let reason):
                 core.addPad(info: device.info, sink: device, simulated: false, profile: profile, backend: .evdev(fallback: reason))
             case .waveform(let alsa, let reason):
-                let sysfs = self.sysfs
+                let sysfs = self.sysfs, clock = core.loop.clock
                 let sink = DualSenseUSBWaveformSink(
-                    device: alsa, reason: reason, rumble: device, locate: { USBAudioBackend.locate(eventNode: path, sysfs: sysfs) })
+                    device: alsa, reason: reason, rumble: device, locate: { USBAudioBackend.locate(eventNode: path, sysfs: sysfs) },
+                    clock: { clock.now })
                 let backend: PadBackend = alsa.map { .usbAudio(device: $0) } ?? .evdev(fallback: sink.currentStatus.reason)
                 core.addPad(info: device.info, sink: sink, simulated: false, profile: profile, backend: backend)
             }

@@ -47,13 +47,16 @@ extension AlsaPlayback: WaveformPCM {}
 /// loop never waits on the device) when a stream starts, and closed `idleTail` after the stream's
 /// last, silent block, so other programs can use the pad's speaker in between.
 ///
-/// **Latency.** ALSA is asked for 4 periods of 240 frames (a 20 ms buffer: room for the 3 blocks a
-/// late pass may catch up on, beside what is queued). At each stream's start the buffer is topped up
-/// with silence so that the stream's first sample plays `latency` (15 ms: its block's 5 ms and a lead
-/// of 10 ms) after its time on the clock; the blocks, each written once its 5 ms have passed, then
-/// follow without gaps at that fixed latency (plus the USB isochronous schedule), and a pass up to
-/// 10 ms late does not run the device dry. A block that does
-/// not fit (the device's clock slower than the system's over a long stream) is dropped and counted.
+/// **Latency.** ALSA is asked for 16 periods of 240 frames (an 80 ms buffer: room for the lead and
+/// the blocks a late pass catches up on; the latency is the fill, not the buffer's size). At each stream's start the buffer is topped up with
+/// silence so that the stream's first sample plays `latency` (25 ms: its block's 5 ms and a lead of
+/// 20 ms) after its time on the clock; the blocks, each written once its 5 ms have passed, then follow
+/// without gaps at that fixed latency. The lead is what snd-usb-audio needs: it takes up to 18 ms of
+/// the buffer into its isochronous URBs at once (its `MAX_QUEUE`), so a smaller lead underruns the
+/// moment the device starts (seen in the VM: 10 ms lost 37 ms of a tone's start). A pass that finds the
+/// device (nearly) dry — a stall longer than the lead, a slow first open — restores the lead with
+/// silence before its blocks, counting them (`refills`); up to 12 blocks (60 ms) are caught up. A block that does not fit (the device's clock slower than the system's over a
+/// long stream) is dropped and counted.
 ///
 /// **Fallback.** When the PCM cannot be opened (`EBUSY`: another program holds it; the card is gone)
 /// or a write fails (the device vanished mid-stream, an underrun that does not recover), the pad goes
@@ -63,10 +66,10 @@ extension AlsaPlayback: WaveformPCM {}
 public final class DualSenseUSBWaveformSink: WaveformTransport {
     public static let transport = "usb-audio"
     public static let framesPerBlock = 240
-    public static let periods = 4
-    public static let leadFrames = 2 * framesPerBlock
+    public static let periods = 16
+    public static let leadFrames = 4 * framesPerBlock
     /// From a sample's time on the engine clock to its place in the device's stream: the block it is
-    /// rendered in (5 ms) and the lead (10 ms).
+    /// rendered in (5 ms) and the lead (20 ms).
     public static let latency = Double(framesPerBlock + leadFrames) / Double(DualSenseAudio.rate)
     /// The PCM is closed this long after the stream's last block.
     public static let idleTail = 1.0
@@ -82,21 +85,27 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
     /// When the open PCM is closed (engine clock), while the stream is idle.
     private var closeAt: Double?
     private var streamStarts = 0
+    /// Up to 12 blocks (60 ms) caught up at once: the buffer holds them, and a pass held up that long —
+    /// the first play's `open` under load (over 35 ms in the VM) — loses nothing.
     private var stream = WaveformStream(
-        sampleRate: Double(DualSenseAudio.rate), framesPerBlock: DualSenseUSBWaveformSink.framesPerBlock, maximumCatchUp: 3)
+        sampleRate: Double(DualSenseAudio.rate), framesPerBlock: DualSenseUSBWaveformSink.framesPerBlock, maximumCatchUp: 12)
+    /// The engine clock, read again after the PCM was opened (opening takes time).
+    private let clock: () -> Double
     private var status: HapticsStatus
     private let firstBackoff: Double
     private var backoff: Double
     private var cause = ""
     /// Blocks the device's buffer had no room for.
     public private(set) var overruns = 0
+    /// Times the device had (nearly) run dry before a block and the lead was restored with silence.
+    public private(set) var refills = 0
 
     /// `device`: the pad's ALSA device, nil when its card was not found (`reason`): the pad starts on
     /// its motors and the card is looked for again at its first play (`locate`). `open`: opens a PCM
     /// (tests give their own). `backoff` bounded to 0.01…`maximumBackoff` s.
     public init(
         device: String?, reason: String? = nil, rumble: any MotorSink, locate: @escaping () -> String?,
-        backoff: Double = DualSenseWaveformSink.initialBackoff,
+        clock: @escaping () -> Double, backoff: Double = DualSenseWaveformSink.initialBackoff,
         open: ((String) throws(AlsaError) -> any WaveformPCM)? = nil
     ) {
         firstBackoff = backoff.isFinite ? min(max(backoff, 0.01), DualSenseWaveformSink.maximumBackoff) : DualSenseWaveformSink.initialBackoff
@@ -104,6 +113,7 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
         self.device = device
         self.rumble = rumble
         self.locate = locate
+        self.clock = clock
         if let open {
             self.openPCM = open
         } else {
@@ -176,6 +186,14 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
                 streamStarts = stream.starts
                 try startStream(now: now)
             }
+            if let pcm, !blocks.isEmpty, pcm.delayFrames() < Self.framesPerBlock {
+                // The device ran (nearly) dry — the loop stalled longer than the lead, the first
+                // play's open took that long, or it underran: the lead is restored first, counting the
+                // blocks due now, with silence, so that the stream does not run dry again at every
+                // block (the latency grows by the stall).
+                refills += 1
+                try topUp(pcm, to: Self.leadFrames - (blocks.count - 1) * Self.framesPerBlock)
+            }
             for block in blocks {
                 guard let pcm else { break }
                 let frames = DualSenseAudio.frames(left: block.left.map { Float($0) }, right: block.right.map { Float($0) })
@@ -206,8 +224,15 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
         }
         closeAt = nil
         guard let pcm, let origin = stream.origin else { return }
-        let target = Int(((origin + Self.latency - now) * Double(DualSenseAudio.rate)).rounded())
-        let fill = min(max(0, target - pcm.delayFrames()), Self.leadFrames + Self.framesPerBlock)
+        // Against the clock after the open: an open that took longer than the lead leaves nothing
+        // to fill, and the blocks due at the next pass start the device (the refill above).
+        let target = Int(((origin + Self.latency - max(now, clock())) * Double(DualSenseAudio.rate)).rounded())
+        try topUp(pcm, to: min(target, Self.leadFrames + Self.framesPerBlock))
+    }
+
+    /// Writes silence until `frames` are queued.
+    private func topUp(_ pcm: any WaveformPCM, to frames: Int) throws(AlsaError) {
+        let fill = max(0, frames - pcm.delayFrames())
         if fill > 0 { _ = try pcm.writeAvailable([Int16](repeating: 0, count: fill * DualSenseAudio.channels)) }
     }
 

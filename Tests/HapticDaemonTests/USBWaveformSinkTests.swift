@@ -13,20 +13,31 @@ import Testing
 /// the device is busy or vanishes, with the retry after the back-off.
 @Suite struct USBWaveformSinkTests {
     /// A PCM standing in for the pad's card: it records every frame and can refuse, as ALSA would.
+    /// It plays at 48 kHz on the manual clock from its first write: `delayFrames` is what was written
+    /// and not yet played.
     final class FakePCM: WaveformPCM {
+        let clock: ManualClock
+        init(clock: ManualClock) { self.clock = clock }
         var samples: [Int16] = []
         var writes = 0
         var closed = false
-        var queued = 0
+        var started: Double?
         /// The next write fails with this ALSA code (a vanished device: -ENODEV).
         var failWith: Int32?
         func writeAvailable(_ s: [Int16]) throws(AlsaError) -> Int {
             if let code = failWith { throw AlsaError("write", "hw:CARD=1,DEV=0", code) }
+            if started == nil || delayFrames() == 0 {
+                // Ran dry (or first write): the device starts again from what is written now.
+                started = clock.now - Double(frames) / 48_000
+            }
             samples += s
             writes += 1
             return s.count / 4
         }
-        func delayFrames() -> Int { queued }
+        func delayFrames() -> Int {
+            guard let started else { return 0 }
+            return max(0, frames - Int(((clock.now - started) * 48_000).rounded()))
+        }
         func close() { closed = true }
         var frames: Int { samples.count / 4 }
         func channel(_ c: Int) -> [Int16] { stride(from: c, to: samples.count, by: 4).map { samples[$0] } }
@@ -34,12 +45,14 @@ import Testing
 
     /// Opens fake PCMs (all recorded), or refuses with `refuse` (-EBUSY: another program holds it).
     final class Opener {
+        let clock: ManualClock
+        init(clock: ManualClock) { self.clock = clock }
         var opened: [FakePCM] = []
         var names: [String] = []
         var refuse: Int32?
         func open(_ name: String) throws(AlsaError) -> any WaveformPCM {
             if let code = refuse { throw AlsaError("open", name, code) }
-            let p = FakePCM()
+            let p = FakePCM(clock: clock)
             opened.append(p)
             names.append(name)
             return p
@@ -76,11 +89,11 @@ import Testing
 
     func makeSink(_ opener: Opener, rumble: RecordingSink = RecordingSink(), device: String? = "hw:CARD=1,DEV=0",
                   locate: @escaping () -> String? = { "hw:CARD=1,DEV=0" }) -> DualSenseUSBWaveformSink {
-        DualSenseUSBWaveformSink(device: device, rumble: rumble, locate: locate, backoff: 1, open: { (n: String) throws(AlsaError) -> any WaveformPCM in try opener.open(n) })
+        DualSenseUSBWaveformSink(device: device, rumble: rumble, locate: locate, clock: { [clock] in clock.now }, backoff: 1, open: { (n: String) throws(AlsaError) -> any WaveformPCM in try opener.open(n) })
     }
 
     @Test func aPlayOpensTheDeviceStreamsTheActuatorsOnChannels3And4AndReleasesTheDeviceAfterATail() throws {
-        let opener = Opener()
+        let opener = Opener(clock: clock)
         let pad = pipeline()
         let sink = makeSink(opener)
         #expect(sink.usesWaveform && !sink.holdsDevice, "nothing plays: the device is free for other programs")
@@ -98,7 +111,7 @@ import Testing
         #expect(opener.opened.count == 1 && sink.holdsDevice)
         let pcm = try #require(opener.opened.first)
         let lead = DualSenseUSBWaveformSink.leadFrames + DualSenseUSBWaveformSink.framesPerBlock
-        #expect(pcm.frames == lead, "silence so that the first sample plays 15 ms after its time")
+        #expect(pcm.frames == lead, "silence so that the first sample plays 25 ms after its time")
         #expect(pcm.samples.allSatisfy { $0 == 0 })
 
         run(sink, pad, until: start + 0.5)
@@ -112,7 +125,7 @@ import Testing
         #expect(right.allSatisfy { $0 == 0 }, "the left handle's tone reaches the left actuator only")
         #expect(left[0..<(20 * 240)].contains { $0 > 10_000 } && left[0..<(20 * 240)].contains { $0 < -10_000 }, "a full-scale carrier")
         #expect(left[(20 * 240)...].allSatisfy { $0 == 0 }, "silence once after the end")
-        #expect(sink.currentStatus.reports == 21 && sink.currentStatus.streams == 1)
+        #expect(sink.currentStatus.reports == 21 && sink.currentStatus.streams == 1 && sink.refills == 0)
 
         run(sink, pad, until: start + 0.1 + DualSenseUSBWaveformSink.idleTail + 0.05)
         #expect(!sink.holdsDevice && pcm.closed, "closed after the tail: the pad's speaker is free again")
@@ -127,8 +140,59 @@ import Testing
         #expect(opener.opened[1].closed && !sink.holdsDevice, "release stops the voice coils at once")
     }
 
+    @Test func aStallLongerThanTheLeadRestoresTheLeadWithSilence() throws {
+        let opener = Opener(clock: clock)
+        let pad = pipeline()
+        let sink = makeSink(opener)
+        try pad.engine.start(pad.engine.makePlayer(tone(1)))
+        let t0 = clock.now
+        run(sink, pad, until: t0 + 0.1)
+        let pcm = try #require(opener.opened.first)
+        #expect(sink.refills == 0 && pcm.delayFrames() >= DualSenseUSBWaveformSink.leadFrames - 1)
+        // The loop stands still for 12 ms: the queue (20 ms) lasts; the blocks due are caught up,
+        // nothing is dropped or refilled.
+        clock.now += 0.012
+        _ = sink.pass(pad, now: clock.now)
+        #expect(sink.refills == 0 && sink.currentStatus.dropped == 0 && sink.currentStatus.caughtUp == 1)
+        run(sink, pad, until: clock.now + 0.05)
+        // Then for 100 ms: the device runs dry; the next pass gives the 12 newest blocks (8 dropped),
+        // after silence that makes up the lead with them (it is less than the 12 blocks: none).
+        clock.now += 0.1
+        let before = pcm.frames
+        _ = sink.pass(pad, now: clock.now)
+        #expect(sink.refills == 1)
+        #expect(pcm.frames - before == 12 * 240)
+        #expect(sink.currentStatus.dropped == 8, "blocks that ended more than 12 before the pass: \(sink.currentStatus.dropped)")
+        run(sink, pad, until: t0 + 0.3)
+        #expect(sink.refills == 1, "and then on at the lead")
+        sink.release()
+    }
+
+    /// Opening the card can take longer than the lead (alsa-lib's configuration, snd-usb-audio's
+    /// setup): the blocks due after it are all written, none dropped, and start the device.
+    @Test func aSlowOpenLosesNothing() throws {
+        let opener = Opener(clock: clock)
+        let pad = pipeline()
+        let sink = DualSenseUSBWaveformSink(
+            device: "hw:CARD=1,DEV=0", rumble: RecordingSink(), locate: { nil }, clock: { [clock] in clock.now },
+            open: { [clock] (n: String) throws(AlsaError) -> any WaveformPCM in
+                clock.now += 0.05
+                return try opener.open(n)
+            })
+        try pad.engine.start(pad.engine.makePlayer(tone(0.2)))
+        _ = sink.pass(pad, now: clock.now - 0.0)
+        let pcm = try #require(opener.opened.first)
+        #expect(pcm.frames == 0, "the open took longer than the latency: no silence first")
+        _ = sink.pass(pad, now: clock.now)
+        #expect(pcm.frames == 10 * 240 && sink.currentStatus.dropped == 0, "the 10 blocks due, none dropped: \(pcm.frames)")
+        run(sink, pad, until: clock.now + 0.5)
+        #expect(sink.currentStatus.dropped == 0 && sink.refills == 1)
+        #expect(pcm.channel(2).filter { $0 != 0 }.count > 9000, "the whole 0.2 s tone")
+        sink.release()
+    }
+
     @Test func aBusyDeviceFallsBackToTheMotorsAndIsTriedAgainAfterTheBackOff() throws {
-        let opener = Opener()
+        let opener = Opener(clock: clock)
         opener.refuse = -EBUSY
         let rumble = RecordingSink()
         let pad = pipeline()
@@ -160,7 +224,7 @@ import Testing
     }
 
     @Test func aDeviceThatVanishesMidStreamFallsBackAndIsLookedForAgain() throws {
-        let opener = Opener()
+        let opener = Opener(clock: clock)
         var card: String? = "hw:CARD=1,DEV=0"
         let pad = pipeline()
         let sink = makeSink(opener, locate: { card })
@@ -188,10 +252,10 @@ import Testing
     }
 
     @Test func aPadWithoutACardYetStartsOnTheMotorsAndTakesTheCardAtItsFirstPlay() throws {
-        let opener = Opener()
+        let opener = Opener(clock: clock)
         let pad = pipeline()
         let sink = DualSenseUSBWaveformSink(
-            device: nil, reason: "no sound card yet", rumble: RecordingSink(), locate: { "hw:CARD=3,DEV=0" },
+            device: nil, reason: "no sound card yet", rumble: RecordingSink(), locate: { "hw:CARD=3,DEV=0" }, clock: { [clock] in clock.now },
             open: { (n: String) throws(AlsaError) -> any WaveformPCM in try opener.open(n) })
         #expect(!sink.usesWaveform && sink.currentStatus.reason == "no sound card yet")
         #expect(!sink.pass(pad, now: clock.now).handled, "nothing plays: nothing is tried")
@@ -245,9 +309,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let pad = pipeline()
         let sink = DualSenseUSBWaveformSink(
-            device: "file:FILE=\(path),FORMAT=raw", rumble: RecordingSink(), locate: { nil },
+            device: "file:FILE=\(path),FORMAT=raw", rumble: RecordingSink(), locate: { nil }, clock: { [clock] in clock.now },
             open: { (n: String) throws(AlsaError) -> any WaveformPCM in
-                try AlsaPlayback.open(device: n, channels: 4, rate: 48_000, periodFrames: 240, periods: 4, nonBlocking: true)
+                try AlsaPlayback.open(device: n, channels: 4, rate: 48_000, periodFrames: 240, periods: 16, nonBlocking: true)
             })
         try pad.engine.start(pad.engine.makePlayer(tone(0.02)))
         run(sink, pad, until: clock.now + 0.2)
