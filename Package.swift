@@ -124,6 +124,9 @@ let package = Package(
             name: "dualsense-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
             path: "Tests/VM/dualsense-vmtest"),
         .executableTarget(
+            name: "dsusb-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
+            path: "Tests/VM/dsusb-vmtest"),
+        .executableTarget(
             name: "hapticctl",
             dependencies: [
                 "HapticCore", "HapticTools", "HapticClient", "HapticProtocol", "BoundedIO",
