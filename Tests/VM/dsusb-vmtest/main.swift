@@ -95,14 +95,18 @@ func span(_ xs: ArraySlice<Int16>) -> Range<Int>? {
     return a..<(b + 1)
 }
 
-/// Zero crossings per second (a sine at f crosses 2f times a second) and the peak.
+/// The frequency from the zero crossings (a sine at f crosses 2f times a second), timed from the first
+/// crossing to the last (not over the window, which would be off by up to a crossing), and the peak.
 func measure(_ xs: ArraySlice<Int16>) -> (frequency: Double, peak: Int) {
-    var crossings = 0, last: Int16 = 0
-    for x in xs where x != 0 {
-        if last != 0 && (x > 0) != (last > 0) { crossings += 1 }
+    var crossings: [Int] = []
+    var last: Int16 = 0
+    for (i, x) in zip(xs.indices, xs) where x != 0 {
+        if last != 0 && (x > 0) != (last > 0) { crossings.append(i) }
         last = x
     }
-    return (Double(crossings) / 2 / (Double(xs.count) / 48_000), xs.map { abs(Int($0)) }.max() ?? 0)
+    let peak = xs.map { abs(Int($0)) }.max() ?? 0
+    guard let a = crossings.first, let b = crossings.last, b > a else { return (0, peak) }
+    return (Double(crossings.count - 1) / 2 / (Double(b - a) / 48_000), peak)
 }
 
 /// The renderer's own peak for a tone (what the stream must carry, scaled to 16 bits): the pipeline at
@@ -152,9 +156,9 @@ check(rec[0][recordStart...].allSatisfy { $0 == 0 } && rec[1][recordStart...].al
 if let sl = span(l), let sr = span(r) {
     let ml = measure(l[(sl.lowerBound + 2400)..<(sl.upperBound - 2400)]), mr = measure(r[(sr.lowerBound + 2400)..<(sr.upperBound - 2400)])
     let lenL = Double(sl.count) / 48_000, lenR = Double(sr.count) / 48_000
-    print("USB STREAM left \(Int(ml.frequency.rounded())) Hz peak \(ml.peak) over \(lenL) s; right \(Int(mr.frequency.rounded())) Hz peak \(mr.peak) over \(lenR) s; right starts \(Double(sr.lowerBound - sl.lowerBound) / 48_000) s after left")
-    check(abs(ml.frequency / 40 - 1) < 0.05 && abs(mr.frequency / 320 - 1) < 0.05,
-          "sharpness is the carrier frequency (S=0: 40 Hz on channel 3, S=1: 320 Hz on channel 4, within 5 %)",
+    print("USB STREAM left \(ml.frequency) Hz peak \(ml.peak) over \(lenL) s; right \(mr.frequency) Hz peak \(mr.peak) over \(lenR) s; right starts \(Double(sr.lowerBound - sl.lowerBound) / 48_000) s after left")
+    check(abs(ml.frequency / 40 - 1) < 0.02 && abs(mr.frequency / 320 - 1) < 0.02,
+          "sharpness is the carrier frequency (S=0: 40 Hz on channel 3, S=1: 320 Hz on channel 4, within 2 %)",
           "\(ml.frequency) Hz, \(mr.frequency) Hz")
     let wantL = expectedPeak(intensity: 1, sharpness: 0), wantR = expectedPeak(intensity: 0.5, sharpness: 1)
     check(abs(ml.peak - wantL) < 200 && abs(mr.peak - wantR) < 200,
