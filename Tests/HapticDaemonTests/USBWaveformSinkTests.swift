@@ -327,3 +327,48 @@ import Testing
         #expect(stride(from: 0, to: s.count, by: 4).allSatisfy { s[$0] == 0 && s[$0 + 1] == 0 })
     }
 }
+
+/// `capabilities` of a USB DualSense: the transport, its format, and why rumble when configured so.
+@Suite struct USBHapticsFieldsTests {
+    func dualSense(_ path: String) -> DeviceInfo {
+        DeviceInfo(path: path, name: "DualSense Wireless Controller", bus: 0x03, vendor: 0x054C, product: 0x0CE6, version: 1,
+                   effectSlots: 16, hasRumble: true, supportsGain: false)
+    }
+
+    @Test func capabilitiesSayUSBAudioWithItsFormatOrWhyRumble() throws {
+        let bench = StateBench(pads: 0)
+        let clock = ManualClock(0)
+        let sink = DualSenseUSBWaveformSink(
+            device: "hw:CARD=1,DEV=0", rumble: RecordingSink(), locate: { nil }, clock: { clock.now },
+            open: { (_: String) throws(AlsaError) -> any WaveformPCM in USBWaveformSinkTests.FakePCM(clock: clock) })
+        let info = dualSense("/dev/input/event5")
+        let id = bench.loop.perform(ticking: false) { _ in
+            bench.state.pads.attach(info, profile: .dualSense, simulated: false, backend: .usbAudio(device: "hw:CARD=1,DEV=0")).id
+        }
+        bench.loop.addPad(id, sink: sink, profile: .dualSense)
+        let forced = dualSense("/dev/input/event6")
+        let id2 = bench.loop.perform(ticking: false) { _ in
+            bench.state.pads.attach(forced, profile: .dualSense, simulated: false,
+                                    backend: .evdev(fallback: "devices.dualsense_haptics is \"rumble\" in the configuration")).id
+        }
+        bench.loop.addPad(id2, sink: RecordingSink(), profile: .dualSense)
+        let client = try bench.connect(nil)
+        let caps = try bench.ok(#"{"id":1,"cmd":"capabilities","device":\#(id)}"#, from: client)
+        #expect(caps["haptics"] == .string("waveform") && caps["haptics_transport"] == .string("usb-audio"))
+        #expect(caps["backend"] == .string("usb-audio") && caps["haptics_reason"] == .null)
+        guard case .object(let w)? = caps["waveform"] else {
+            Issue.record("no waveform object: \(caps)")
+            return
+        }
+        #expect(w["sample_rate"] == .number(48_000) && w["frames_per_report"] == .number(240) && w["report_interval"] == .number(0.005))
+        #expect(w["node"] == .string("hw:CARD=1,DEV=0"))
+        let rumble = try bench.ok(#"{"id":2,"cmd":"capabilities","device":\#(id2)}"#, from: client)
+        #expect(rumble["haptics"] == .string("rumble") && rumble["haptics_transport"] == .string("evdev"))
+        guard case .string(let why)? = rumble["haptics_reason"] else {
+            Issue.record("no reason: \(rumble)")
+            return
+        }
+        #expect(why.contains("dualsense_haptics"))
+        bench.loop.perform { _ in sink.release() }
+    }
+}
