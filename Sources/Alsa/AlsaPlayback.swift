@@ -68,7 +68,7 @@ public final class AlsaPlayback {
     public static func open(
         device: String, channels: Int, rate: Int, periodFrames: Int, periods: Int, nonBlocking: Bool = false
     ) throws(AlsaError) -> AlsaPlayback {
-        guard (1...32).contains(channels), (8000...192_000).contains(rate), (16...8192).contains(periodFrames), (2...16).contains(periods) else {
+        guard (1...32).contains(channels), (8000...192_000).contains(rate), (16...8192).contains(periodFrames), (2...128).contains(periods) else {
             throw AlsaError("configure", device, -EINVAL)
         }
         var handle: OpaquePointer?

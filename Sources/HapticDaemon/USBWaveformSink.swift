@@ -47,15 +47,18 @@ extension AlsaPlayback: WaveformPCM {}
 /// loop never waits on the device) when a stream starts, and closed `idleTail` after the stream's
 /// last, silent block, so other programs can use the pad's speaker in between.
 ///
-/// **Latency.** ALSA is asked for 16 periods of 240 frames (an 80 ms buffer: room for the lead and
-/// the blocks a late pass catches up on; the latency is the fill, not the buffer's size). At each stream's start the buffer is topped up with
+/// **Latency.** ALSA is asked for 72 periods of 240 frames (a 360 ms buffer: room for what is due
+/// after a slow open; the latency is what hapticd keeps queued, not the buffer's size). At each stream's start the buffer is topped up with
 /// silence so that the stream's first sample plays `latency` (25 ms: its block's 5 ms and a lead of
 /// 20 ms) after its time on the clock; the blocks, each written once its 5 ms have passed, then follow
 /// without gaps at that fixed latency. The lead is what snd-usb-audio needs: it takes up to 18 ms of
 /// the buffer into its isochronous URBs at once (its `MAX_QUEUE`), so a smaller lead underruns the
 /// moment the device starts (seen in the VM: 10 ms lost 37 ms of a tone's start). A pass that finds the
 /// device (nearly) dry — a stall longer than the lead, a slow first open — restores the lead with
-/// silence before its blocks, counting them (`refills`); up to 12 blocks (60 ms) are caught up. A block that does not fit (the device's clock slower than the system's over a
+/// silence before its blocks, counting them (`refills`); while a stream runs up to 12 blocks (60 ms)
+/// are caught up, older ones dropped; after the card was opened for a stream, everything due is
+/// written (up to 320 ms): the first play after an idle spell comes later by the open's time rather
+/// than losing its onset. A block that does not fit (the device's clock slower than the system's over a
 /// long stream) is dropped and counted.
 ///
 /// **Fallback.** When the PCM cannot be opened (`EBUSY`: another program holds it; the card is gone)
@@ -66,7 +69,9 @@ extension AlsaPlayback: WaveformPCM {}
 public final class DualSenseUSBWaveformSink: WaveformTransport {
     public static let transport = "usb-audio"
     public static let framesPerBlock = 240
-    public static let periods = 16
+    public static let periods = 72
+    /// Blocks given at once by a pass while the stream runs (a stall's backlog; older ones are dropped).
+    public static let maximumCatchUp = 12
     public static let leadFrames = 4 * framesPerBlock
     /// From a sample's time on the engine clock to its place in the device's stream: the block it is
     /// rendered in (5 ms) and the lead (20 ms).
@@ -85,10 +90,16 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
     /// When the open PCM is closed (engine clock), while the stream is idle.
     private var closeAt: Double?
     private var streamStarts = 0
-    /// Up to 12 blocks (60 ms) caught up at once: the buffer holds them, and a pass held up that long —
-    /// the first play's `open` under load (over 35 ms in the VM) — loses nothing.
+    /// The stream keeps up to 64 blocks (320 ms) due: all of them are written after the card was opened
+    /// (the open — alsa-lib's configuration, snd-usb-audio's setup — took 40–100 ms in the VM, and a
+    /// play's onset must not be lost to it); while it runs, a stall's backlog is cut to
+    /// `maximumCatchUp` here.
     private var stream = WaveformStream(
-        sampleRate: Double(DualSenseAudio.rate), framesPerBlock: DualSenseUSBWaveformSink.framesPerBlock, maximumCatchUp: 12)
+        sampleRate: Double(DualSenseAudio.rate), framesPerBlock: DualSenseUSBWaveformSink.framesPerBlock, maximumCatchUp: 64)
+    /// The card was opened for this stream and no block has been written yet.
+    private var freshlyOpened = false
+    /// Blocks dropped here (a stall's backlog beyond `maximumCatchUp`).
+    private var lateDrops = 0
     /// The engine clock, read again after the PCM was opened (opening takes time).
     private let clock: () -> Double
     private var status: HapticsStatus
@@ -145,7 +156,7 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
 
     public var currentStatus: HapticsStatus {
         var s = status
-        s.dropped = stream.dropped + overruns
+        s.dropped = stream.dropped + overruns + lateDrops
         s.caughtUp = stream.caughtUp
         s.streams = stream.starts
         return s
@@ -179,7 +190,14 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
             guard resume(pipeline, now: now) else { return WaveformPass(handled: false) }
             changed = currentStatus
         }
-        let blocks = stream.pass(pipeline, now: now)
+        var blocks = stream.pass(pipeline, now: now)
+        if !blocks.isEmpty {
+            if !freshlyOpened && blocks.count > Self.maximumCatchUp {
+                lateDrops += blocks.count - Self.maximumCatchUp
+                blocks.removeFirst(blocks.count - Self.maximumCatchUp)
+            }
+            freshlyOpened = false
+        }
         do throws(AlsaError) {
             if stream.starts != streamStarts {
                 // A stream starts (this pass set its grid): the device, held, topped up to the lead.
@@ -221,6 +239,7 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
         if pcm == nil {
             guard let device else { throw AlsaError("open", "?", -ENODEV) }
             pcm = try openPCM(device)
+            freshlyOpened = true
         }
         closeAt = nil
         guard let pcm, let origin = stream.origin else { return }
@@ -271,6 +290,7 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
         }
         do throws(AlsaError) {
             pcm = try openPCM(found)
+            freshlyOpened = true
         } catch {
             status.retries += 1
             backoff = min(backoff * 2, DualSenseWaveformSink.maximumBackoff)

@@ -176,7 +176,7 @@ import Testing
         let sink = DualSenseUSBWaveformSink(
             device: "hw:CARD=1,DEV=0", rumble: RecordingSink(), locate: { nil }, clock: { [clock] in clock.now },
             open: { [clock] (n: String) throws(AlsaError) -> any WaveformPCM in
-                clock.now += 0.05
+                clock.now += 0.1
                 return try opener.open(n)
             })
         try pad.engine.start(pad.engine.makePlayer(tone(0.2)))
@@ -184,7 +184,7 @@ import Testing
         let pcm = try #require(opener.opened.first)
         #expect(pcm.frames == 0, "the open took longer than the latency: no silence first")
         _ = sink.pass(pad, now: clock.now)
-        #expect(pcm.frames == 10 * 240 && sink.currentStatus.dropped == 0, "the 10 blocks due, none dropped: \(pcm.frames)")
+        #expect(pcm.frames == 20 * 240 && sink.currentStatus.dropped == 0, "the 20 blocks due, none dropped: \(pcm.frames)")
         run(sink, pad, until: clock.now + 0.5)
         #expect(sink.currentStatus.dropped == 0 && sink.refills == 1)
         #expect(pcm.channel(2).filter { $0 != 0 }.count > 9000, "the whole 0.2 s tone")
@@ -311,7 +311,7 @@ import Testing
         let sink = DualSenseUSBWaveformSink(
             device: "file:FILE=\(path),FORMAT=raw", rumble: RecordingSink(), locate: { nil }, clock: { [clock] in clock.now },
             open: { (n: String) throws(AlsaError) -> any WaveformPCM in
-                try AlsaPlayback.open(device: n, channels: 4, rate: 48_000, periodFrames: 240, periods: 16, nonBlocking: true)
+                try AlsaPlayback.open(device: n, channels: 4, rate: 48_000, periodFrames: 240, periods: 72, nonBlocking: true)
             })
         try pad.engine.start(pad.engine.makePlayer(tone(0.02)))
         run(sink, pad, until: clock.now + 0.2)
