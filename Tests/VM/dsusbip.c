@@ -429,7 +429,7 @@ int main(int argc, char **argv) {
                     total += (int32_t)act;
                 }
                 p->actual = total;
-                if (out && timesf) fprintf(timesf, "%.6f %ld %ld\n", start, frames_recorded - frames, frames);
+                if (out && timesf) { fprintf(timesf, "%.6f %ld %ld\n", start, frames_recorded - frames, frames); fflush(timesf); }
                 continue;
             }
             logline("ERROR unexpected ep=%u dir=%u", h.ep, h.direction);

@@ -75,6 +75,20 @@ func pcmState() -> String {
     return String(decoding: buf.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
+/// When frame `frame` of the recording was on the emulated bus (dsusbip's --times: each URB's bus time
+/// and first frame; 48 frames a millisecond within it), on the VM's CLOCK_MONOTONIC.
+func busTime(ofFrame frame: Int) -> Double? {
+    guard let f = fopen("/tmp/dsusb/times.txt", "r") else { return nil }
+    defer { fclose(f) }
+    var buf = [CChar](repeating: 0, count: 256)
+    while fgets(&buf, Int32(buf.count), f) != nil {
+        let w = String(decoding: buf.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: " ")
+        guard w.count == 3, let t = Double(w[0]), let first = Int(w[1]), let n = Int(w[2]) else { continue }
+        if frame >= first && frame < first + n { return t + Double(frame - first) / 48_000 }
+    }
+    return nil
+}
+
 /// The recording so far: 4 channels of frames.
 func recording() -> [[Int16]] {
     var out: [[Int16]] = [[], [], [], []]
@@ -140,11 +154,13 @@ check(pcmState() == "closed", "idle, hapticd does not hold the pad's audio devic
 
 // Left: S=0 (40 Hz), I=1; then right: S=1 (320 Hz), I=0.5. Each 0.4 s, 0.8 s apart.
 let recordStart = recording()[0].count
+let sentLeft = monotonicNow()
 check(play(0.4, intensity: 1, sharpness: 0, locality: "leftHandle"), "play on the left handle")
 usleep(100_000)
 let held = pcmState()
 check(held.contains("RUNNING"), "while it plays, the device is held and running", held)
 usleep(700_000)
+let sentRight = monotonicNow()
 check(play(0.4, intensity: 0.5, sharpness: 1, locality: "rightHandle"), "play on the right handle")
 usleep(2_000_000)
 check(pcmState() == "closed", "after the play and a 1 s tail the device is free again", pcmState())
@@ -157,6 +173,10 @@ if let sl = span(l), let sr = span(r) {
     let ml = measure(l[(sl.lowerBound + 2400)..<(sl.upperBound - 2400)]), mr = measure(r[(sr.lowerBound + 2400)..<(sr.upperBound - 2400)])
     let lenL = Double(sl.count) / 48_000, lenR = Double(sr.count) / 48_000
     print("USB STREAM left \(ml.frequency) Hz peak \(ml.peak) over \(lenL) s; right \(mr.frequency) Hz peak \(mr.peak) over \(lenR) s; right starts \(Double(sr.lowerBound - sl.lowerBound) / 48_000) s after left")
+    // Command → its first sample on the bus (the first non-zero sample is the sine's second: + 1 frame).
+    let onL = busTime(ofFrame: recordStart + sl.lowerBound).map { ($0 - 1.0 / 48_000 - sentLeft) * 1000 }
+    let onR = busTime(ofFrame: recordStart + sr.lowerBound).map { ($0 - 1.0 / 48_000 - sentRight) * 1000 }
+    print("MEASURE usb latency: play → first sample on the bus: \(onL.map { "\(($0 * 10).rounded() / 10)" } ?? "-") ms (the card opened by this play), \(onR.map { "\(($0 * 10).rounded() / 10)" } ?? "-") ms (the card held)")
     check(abs(ml.frequency / 40 - 1) < 0.02 && abs(mr.frequency / 320 - 1) < 0.02,
           "sharpness is the carrier frequency (S=0: 40 Hz on channel 3, S=1: 320 Hz on channel 4, within 2 %)",
           "\(ml.frequency) Hz, \(mr.frequency) Hz")
