@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "HapticDaemon",
             dependencies: [
-                "HapticCore", "Evdev", "Hidraw", "HapticProtocol", "BoundedIO", "CRenderThread",
+                "HapticCore", "Evdev", "Hidraw", "Alsa", "HapticProtocol", "BoundedIO", "CRenderThread",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -123,6 +123,9 @@ let package = Package(
         .executableTarget(
             name: "dualsense-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
             path: "Tests/VM/dualsense-vmtest"),
+        .executableTarget(
+            name: "dsusb-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
+            path: "Tests/VM/dsusb-vmtest"),
         .executableTarget(
             name: "hapticctl",
             dependencies: [

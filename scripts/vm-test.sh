@@ -45,7 +45,7 @@ done
 # measured here, and a debug build costs several times the emulated instructions per command (under
 # TCG a debug hapticd fell behind a 60 fps stream of commands, docs/benchmarks.md). The test programs
 # stay debug builds (faster to build, Swift's assertions on).
-products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest drivers-vmtest hidraw-vmtest dualsense-vmtest hapticd)
+products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest drivers-vmtest hidraw-vmtest dualsense-vmtest dsusb-vmtest hapticd)
 for p in "${products[@]}"; do
     # HAPTICD_VM_ONLY: only what the chosen scenarios run (and hapticd) is built.
     if [ -n "${HAPTICD_VM_ONLY:-}" ] && [ "$p" != hapticd ] \
@@ -55,10 +55,24 @@ for p in "${products[@]}"; do
     conf=debug
     [ "$p" = hapticd ] && conf=release
     # The linker warns that static glibc cannot dlopen/NSS: harmless here, so only failure counts.
-    swift build -c "$conf" --scratch-path .build-vm --product "$p" -Xswiftc -static-executable > "$work/build-$p.log" 2>&1 \
+    # What links HapticDaemon links alsa-lib (the DualSense's USB audio stream), which Debian ships
+    # shared only: those are built as they ship (the Swift runtime static, glibc and libasound shared)
+    # and the loader and their shared libraries go into the VM, as for sdlrumble above.
+    link=(-Xswiftc -static-executable)
+    case "$p" in hapticd | engine-vmtest) link=(-Xswiftc -static-stdlib) ;; esac
+    swift build -c "$conf" --scratch-path .build-vm --product "$p" "${link[@]}" > "$work/build-$p.log" 2>&1 \
         || { grep -E "error" "$work/build-$p.log" | head -20; fail "building $p (log: $work/build-$p.log)"; }
     cp "$(swift build -c "$conf" --scratch-path .build-vm --show-bin-path)/$p" "$work/root/bin/$p"
     strip "$work/root/bin/$p"
+    if [ "${link[1]}" = -static-stdlib ]; then
+        for lib in $(ldd "$work/root/bin/$p" | grep -o '/[^ ]*'); do
+            mkdir -p "$work/root$(dirname "$lib")"
+            cp -L "$lib" "$work/root$lib"
+        done
+        # alsa-lib reads its configuration when it opens a device (the `hw` plugin is defined there).
+        mkdir -p "$work/root/usr/share/alsa"
+        cp -r /usr/share/alsa/alsa.conf /usr/share/alsa/cards /usr/share/alsa/pcm "$work/root/usr/share/alsa/"
+    fi
 done
 
 # 3. The initramfs: busybox as /init's shell, the modules (Tests/VM/modules.txt plus what they depend

@@ -37,9 +37,11 @@ public struct AlsaError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// One ALSA playback stream of interleaved signed 16-bit frames, with a fixed period and buffer (the
-/// stream's latency: `periods × periodFrames`). Opened blocking: `write` returns once the frames are
-/// in the buffer, so a writer that renders a period ahead is paced by the device itself. An underrun
-/// is recovered (and counted); a device that vanishes is `AlsaError.Kind.gone`.
+/// stream's latency: `periods × periodFrames`). Opened blocking (the default): `write` returns once
+/// the frames are in the buffer, so a writer that renders a period ahead is paced by the device
+/// itself. Opened non-blocking (`nonBlocking`, for a writer that must never wait on the device: the
+/// render loop), `writeAvailable` writes what fits and says how much that was. An underrun is
+/// recovered (and counted); a device that vanishes is `AlsaError.Kind.gone`.
 ///
 /// Not `Sendable`: one owner (the pad's stream thread, or a test's).
 public final class AlsaPlayback {
@@ -63,12 +65,14 @@ public final class AlsaPlayback {
     /// Opens `device` (`hw:CARD=K,DEV=0`, or any ALSA name) for `channels` × `rate` Hz S16_LE,
     /// interleaved, with `periods` periods of `periodFrames` each. The rate and channels must be the
     /// device's own (no conversion); the period and buffer are the nearest the device allows.
-    public static func open(device: String, channels: Int, rate: Int, periodFrames: Int, periods: Int) throws(AlsaError) -> AlsaPlayback {
-        guard (1...32).contains(channels), (8000...192_000).contains(rate), (16...8192).contains(periodFrames), (2...16).contains(periods) else {
+    public static func open(
+        device: String, channels: Int, rate: Int, periodFrames: Int, periods: Int, nonBlocking: Bool = false
+    ) throws(AlsaError) -> AlsaPlayback {
+        guard (1...32).contains(channels), (8000...192_000).contains(rate), (16...8192).contains(periodFrames), (2...128).contains(periods) else {
             throw AlsaError("configure", device, -EINVAL)
         }
         var handle: OpaquePointer?
-        var r = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+        var r = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, nonBlocking ? SND_PCM_NONBLOCK : 0)
         guard r >= 0, let pcm = handle else { throw AlsaError("open", device, r) }
         var params: OpaquePointer?
         snd_pcm_hw_params_malloc(&params)
@@ -117,6 +121,38 @@ public final class AlsaPlayback {
             }
             throw AlsaError("write", device, code)
         }
+    }
+
+    /// Writes as many whole frames of `samples` as the buffer takes now, without waiting (a stream
+    /// opened `nonBlocking`; on a blocking one this is `write`); returns how many frames that was (the
+    /// rest did not fit: `EAGAIN`). An underrun is recovered (and counted) and the write goes on.
+    public func writeAvailable(_ samples: [Int16]) throws(AlsaError) -> Int {
+        guard let pcm else { throw AlsaError("write", device, -EBADFD) }
+        let frames = samples.count / channels
+        var done = 0
+        // Bounded: each round writes frames or recovers; a device that keeps failing throws.
+        var recoveries = 0
+        while done < frames {
+            let n = samples.withUnsafeBufferPointer { b in
+                snd_pcm_writei(pcm, b.baseAddress! + done * channels, snd_pcm_uframes_t(frames - done))
+            }
+            if n >= 0 {
+                if n == 0 { break }
+                done += Int(n)
+                continue
+            }
+            let code = Int32(truncatingIfNeeded: n)
+            if code == -EAGAIN { break }
+            if (code == -EPIPE || code == -EINTR || code == -ESTRPIPE) && recoveries < 4 {
+                recoveries += 1
+                if code == -EPIPE { underruns += 1 }
+                let r = snd_pcm_recover(pcm, code, 1)
+                if r < 0 { throw AlsaError("recover", device, r) }
+                continue
+            }
+            throw AlsaError("write", device, code)
+        }
+        return done
     }
 
     /// Frames queued and not yet played (the stream's current latency).

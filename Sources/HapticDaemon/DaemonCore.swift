@@ -108,6 +108,7 @@ public final class DaemonCore: @unchecked Sendable {
     static func describe(_ backend: PadBackend) -> String {
         switch backend {
         case .hidraw(let node): ", its own reports on \(node)"
+        case .usbAudio(let device): ", voice-coil waveforms on its USB audio stream (\(device))"
         case .evdev(let reason?): ", evdev: \(reason)"
         case .evdev(nil), .simulated: ""
         }

@@ -46,6 +46,26 @@ public final class DeviceManager: @unchecked Sendable {
     func open(_ path: String) throws(DeviceError) {
         let device = try RumbleDevice(path: path)
         let config = core.config
+        if let choice = USBAudioBackend.choose(
+            for: device.info, forceEvdev: config.backend == .evdev, dualSenseRumble: config.dualSenseHaptics == .rumble, sysfs: sysfs)
+        {
+            // A DualSense over USB: its evdev device is the compatible vibration either way.
+            let profile = device.info.profile(in: config.profiles)
+            device.keepsEffectPlaying = profile.keepsEffectPlaying
+            device.updateMethod = profile.updateMethod
+            switch choice {
+            case .evdev(let reason):
+                core.addPad(info: device.info, sink: device, simulated: false, profile: profile, backend: .evdev(fallback: reason))
+            case .waveform(let alsa, let reason):
+                let sysfs = self.sysfs, clock = core.loop.clock
+                let sink = DualSenseUSBWaveformSink(
+                    device: alsa, reason: reason, rumble: device, locate: { USBAudioBackend.locate(eventNode: path, sysfs: sysfs) },
+                    clock: { clock.now })
+                let backend: PadBackend = alsa.map { .usbAudio(device: $0) } ?? .evdev(fallback: sink.currentStatus.reason)
+                core.addPad(info: device.info, sink: sink, simulated: false, profile: profile, backend: backend)
+            }
+            return
+        }
         switch HidrawBackend.choose(
             for: device.info, profiles: config.profiles, forceEvdev: config.backend == .evdev,
             dualSenseRumble: config.dualSenseHaptics == .rumble, sysfs: sysfs)
@@ -77,7 +97,7 @@ public final class DeviceManager: @unchecked Sendable {
         let node = status.node ?? "?"
         switch status.mode {
         case .waveform:
-            core.state.pads.setBackend(pad, .hidraw(node: node))
+            core.state.pads.setBackend(pad, status.transport == DualSenseUSBWaveformSink.transport ? .usbAudio(device: node) : .hidraw(node: node))
             logger.notice("pad \(pad): voice-coil waveforms again through \(node)")
         case .rumble:
             let reason = status.reason ?? "?"

@@ -79,6 +79,8 @@ public enum PadBackend: Equatable, Sendable {
     case evdev(fallback: String?)
     /// The pad's own reports on this hidraw node.
     case hidraw(node: String)
+    /// Voice-coil waveforms on the pad's USB audio stream, this ALSA device (a DualSense over USB).
+    case usbAudio(device: String)
     /// `hapticd --simulate`.
     case simulated
 
@@ -86,6 +88,7 @@ public enum PadBackend: Equatable, Sendable {
         switch self {
         case .evdev: "evdev"
         case .hidraw: "hidraw"
+        case .usbAudio: "usb-audio"
         case .simulated: "simulated"
         }
     }

@@ -80,8 +80,8 @@ public final class RenderLoop: @unchecked Sendable {
             self.makeEngine = makeEngine
         }
         var engines: [HapticEngine] { pipeline.engines.map(\.engine) }
-        /// The pad's waveform transport, when its sink has one (a DualSense over Bluetooth).
-        var waveform: DualSenseWaveformSink? { sink as? DualSenseWaveformSink }
+        /// The pad's waveform transport, when its sink has one (a DualSense over Bluetooth or USB).
+        var waveform: (any WaveformTransport)? { sink as? any WaveformTransport }
         /// Whether the waveform stream renders the pad (then it is the pad's only renderer: no
         /// `tick()`, no catch-up).
         var streamsWaveform: Bool { waveform?.usesWaveform ?? false }

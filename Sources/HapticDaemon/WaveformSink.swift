@@ -26,6 +26,9 @@ public struct HapticsStatus: Equatable, Sendable {
     /// failed attempts to take the transport up again.
     public var reports = 0
     public var dropped = 0
+    /// The transport's format: samples per second and frames per block (report).
+    public var sampleRate = DualSenseBluetoothHaptics.sampleRate
+    public var framesPerBlock = DualSenseBluetoothHaptics.framesPerReport
     public var caughtUp = 0
     public var streams = 0
     public var failures = 0
@@ -45,7 +48,7 @@ public struct HapticsStatus: Equatable, Sendable {
 /// Owned by the render loop, used under its lock only (as every `MotorSink`). The loop asks `pass`
 /// first on every render of the pad; while the stream is in use it is the pad's only renderer and the
 /// motor path (`apply`) is not used.
-public final class DualSenseWaveformSink: MotorSink {
+public final class DualSenseWaveformSink: WaveformTransport {
     public let nodePath: String
     /// The pad's evdev device (or a test's recorder): the compatible vibration.
     public let rumble: any MotorSink
@@ -138,12 +141,7 @@ public final class DualSenseWaveformSink: MotorSink {
 
     // MARK: the stream
 
-    /// What a pass did: `handled` — the stream rendered the pad (the loop must not tick it); `changed`
-    /// — the pad moved between waveform and rumble (the loop reports it).
-    public struct Pass {
-        public var handled: Bool
-        public var changed: HapticsStatus?
-    }
+    public typealias Pass = WaveformPass
 
     /// One render of the pad at `now` (the engine clock): the reports due, written in order. A write
     /// that fails ends the stream and hands the pad to the motor path (`handled` false: the loop ticks

@@ -343,10 +343,10 @@ check_hardening() {
     for want in "${wants[@]}"; do
         echo "$props" | grep -qx -- "$want" || because "systemctl show: $(echo "$props" | grep "^${want%%=*}="), expected $want" || return 1
     done
-    # Devices: input devices and hidraw nodes read-write, and the real-time clock read-only
-    # (ProtectClock=yes adds it).
+    # Devices: input devices, hidraw nodes and ALSA's nodes (a USB DualSense's audio stream)
+    # read-write, and the real-time clock read-only (ProtectClock=yes adds it).
     got=$(echo "$props" | sed -n 's/^DeviceAllow=//p' | sort | tr '\n' ';')
-    [ "$got" = "char-hidraw rw;char-input rw;char-rtc r;" ] || because "DeviceAllow: $got" || return 1
+    [ "$got" = "char-alsa rw;char-hidraw rw;char-input rw;char-rtc r;" ] || because "DeviceAllow: $got" || return 1
     # The allow-list keeps setpriority (libdispatch) and nothing else of @privileged/@resources.
     got=$(echo "$props" | sed -n 's/^SystemCallFilter=//p')
     for call in setpriority ioctl epoll_wait sendmsg; do

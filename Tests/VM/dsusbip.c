@@ -420,7 +420,7 @@ int main(int argc, char **argv) {
                     uint32_t off = get32(d), plen = get32(d + 4);
                     uint32_t act = out ? plen : 0;
                     if (out && off + plen <= (uint32_t)h.length) {
-                        if (recf) fwrite(data + off, 1, plen, recf);
+                        if (recf) { fwrite(data + off, 1, plen, recf); fflush(recf); }
                         analyse((const int16_t *)(data + off), plen / 8);
                         frames_recorded += plen / 8;
                         frames += plen / 8;
@@ -429,7 +429,7 @@ int main(int argc, char **argv) {
                     total += (int32_t)act;
                 }
                 p->actual = total;
-                if (out && timesf) fprintf(timesf, "%.6f %ld %ld\n", start, frames_recorded - frames, frames);
+                if (out && timesf) { fprintf(timesf, "%.6f %ld %ld\n", start, frames_recorded - frames, frames); fflush(timesf); }
                 continue;
             }
             logline("ERROR unexpected ep=%u dir=%u", h.ep, h.direction);
