@@ -81,9 +81,11 @@ public final class DaemonCore: @unchecked Sendable {
         let config = self.config
         let profile = chosen ?? info.profile(in: config.profiles)
         let backend = backend ?? (simulated ? .simulated : .evdev(fallback: nil))
-        // A pad we knew that comes back takes up its old engine: a reset.
+        // A pad we knew that comes back takes up its old engine: a reset. Connected for commands only
+        // once its sink is in the render loop (below): a `capabilities` or a play in between saw the
+        // pad without its output.
         let (id, reattached, replaced) = loop.perform { _ in
-            state.pads.attach(info, profile: profile, simulated: simulated, backend: backend)
+            state.pads.attach(info, profile: profile, simulated: simulated, backend: backend, connected: false)
         }
         if let replaced {
             loop.removePad(replaced)
@@ -99,6 +101,7 @@ public final class DaemonCore: @unchecked Sendable {
             logger.info("pad \(id): \(info.name) (\(info.path), \(info.usbID), profile \(profile.name)\(Self.describe(backend)))")
         }
         loop.perform { access in
+            state.pads.markConnected(id)
             state.applyPolicy(access)
             state.clients.broadcast(.deviceAdded, state.padFields(id))
         }

@@ -25,13 +25,16 @@ struct PadRegistry {
     /// (`reattached`) when it comes back with the same profile; any other gets a new one (a pad that
     /// returns through another backend, hidraw or evdev, has other actuators: new engines). The one
     /// it replaces is forgotten (`replaced`).
+    /// `connected: false` keeps it out of commands until `markConnected` (its sink is in the render
+    /// loop by then).
     mutating func attach(
-        _ info: DeviceInfo, profile: DeviceProfile, simulated: Bool, backend: PadBackend = .evdev(fallback: nil)
+        _ info: DeviceInfo, profile: DeviceProfile, simulated: Bool, backend: PadBackend = .evdev(fallback: nil),
+        connected: Bool = true
     ) -> (id: PadID, reattached: Bool, replaced: PadID?) {
         var replaced: PadID?
         if let known = ids.first(where: { !byID[$0]!.connected && Self.sameDevice(byID[$0]!.info, info) }) {
             if byID[known]!.profile == profile {
-                byID[known]!.connected = true
+                byID[known]!.connected = connected
                 byID[known]!.info = info
                 byID[known]!.backend = backend
                 return (known, true, nil)
@@ -41,8 +44,13 @@ struct PadRegistry {
         }
         let id = next
         next += 1
-        byID[id] = Record(info: info, profile: profile, simulated: simulated, connected: true, backend: backend)
+        byID[id] = Record(info: info, profile: profile, simulated: simulated, connected: connected, backend: backend)
         return (id, false, replaced)
+    }
+
+    /// A pad attached with `connected: false` is ready for commands.
+    mutating func markConnected(_ id: PadID) {
+        byID[id]?.connected = true
     }
 
     /// The pad's backend changed while it stayed attached (a waveform transport that failed or came back).
