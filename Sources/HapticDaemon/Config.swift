@@ -62,6 +62,9 @@ public struct DaemonConfig: Equatable, Sendable {
     /// (report `0x32` on its hidraw node, where it works); `rumble` gives it compatible vibration
     /// (`FF_RUMBLE` through hid-playstation) as before. docs/devices.md, "DualSense voice coils".
     public var dualSenseHaptics = DualSenseHapticsSetting.waveform
+    /// `[devices.dualsense_haptics]` as a table: per pad, keyed like `gains` ("vvvv:pppp", the pad's
+    /// name, or "default"); a pad it does not name gets `dualSenseHaptics`.
+    public var dualSenseHapticsByPad: [String: DualSenseHapticsSetting] = [:]
     /// Per-pad software gain 0…1, keyed by "vvvv:pppp", pad name, or "default".
     public var gains: [String: Double] = [:]
     /// Who is heard when several programs share a pad (Policy.swift).
@@ -103,6 +106,11 @@ public struct DaemonConfig: Equatable, Sendable {
     }
 
     public init() {}
+
+    /// How a DualSense is driven: its USB id's setting, else its name's, else the default.
+    public func dualSenseHaptics(for name: String, usbID: String) -> DualSenseHapticsSetting {
+        dualSenseHapticsByPad[usbID] ?? dualSenseHapticsByPad[name] ?? dualSenseHapticsByPad["default"] ?? dualSenseHaptics
+    }
 
     public func gain(for name: String, usbID: String) -> Double {
         gains[usbID] ?? gains[name] ?? gains["default"] ?? 1

@@ -154,11 +154,19 @@ struct ConfigReader {
                 c.backend = backend
             }
             if let h = d["dualsense_haptics"] {
-                let name = try string(h, "devices.dualsense_haptics")
-                guard let setting = DualSenseHapticsSetting(rawValue: name) else {
-                    throw ConfigError("devices.dualsense_haptics", "expected \"waveform\" or \"rumble\", found \"\(name)\"")
+                func setting(_ v: JSONValue, _ key: String) throws(ConfigError) -> DualSenseHapticsSetting {
+                    let name = try string(v, key)
+                    guard let setting = DualSenseHapticsSetting(rawValue: name) else {
+                        throw ConfigError(key, "expected \"waveform\" or \"rumble\", found \"\(name)\"")
+                    }
+                    return setting
                 }
-                c.dualSenseHaptics = setting
+                // One setting for every DualSense, or a table per pad ("vvvv:pppp", name, "default").
+                if case .object(let perPad) = h {
+                    for m in perPad.members { c.dualSenseHapticsByPad[m.key] = try setting(m.value, "devices.dualsense_haptics.\(m.key)") }
+                } else {
+                    c.dualSenseHaptics = try setting(h, "devices.dualsense_haptics")
+                }
             }
             if let g = d["gain"] {
                 for m in try table(g, "devices.gain").members {

@@ -47,7 +47,7 @@ public final class DeviceManager: @unchecked Sendable {
         let device = try RumbleDevice(path: path)
         let config = core.config
         if let choice = USBAudioBackend.choose(
-            for: device.info, forceEvdev: config.backend == .evdev, dualSenseRumble: config.dualSenseHaptics == .rumble, sysfs: sysfs)
+            for: device.info, forceEvdev: config.backend == .evdev, dualSenseRumble: config.dualSenseHaptics(for: device.info.name, usbID: device.info.usbID) == .rumble, sysfs: sysfs)
         {
             // A DualSense over USB: its evdev device is the compatible vibration either way.
             let profile = device.info.profile(in: config.profiles)
@@ -68,7 +68,7 @@ public final class DeviceManager: @unchecked Sendable {
         }
         switch HidrawBackend.choose(
             for: device.info, profiles: config.profiles, forceEvdev: config.backend == .evdev,
-            dualSenseRumble: config.dualSenseHaptics == .rumble, sysfs: sysfs)
+            dualSenseRumble: config.dualSenseHaptics(for: device.info.name, usbID: device.info.usbID) == .rumble, sysfs: sysfs)
         {
         case .hidraw(let sink, let profile):
             device.close()

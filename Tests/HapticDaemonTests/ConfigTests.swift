@@ -135,6 +135,15 @@ import Testing
         #expect(try DaemonConfig.parse("[devices]\nbackend = \"evdev\"").backend == .evdev)
         #expect(try DaemonConfig.parse("").dualSenseHaptics == .waveform)
         #expect(try DaemonConfig.parse("[devices]\ndualsense_haptics = \"rumble\"").dualSenseHaptics == .rumble)
+        // Per pad: by USB id, then name, then "default", then the plain setting.
+        let perPad = try DaemonConfig.parse("[devices.dualsense_haptics]\n\"054c:0df2\" = \"rumble\"\n\"Pad A\" = \"rumble\"\n")
+        #expect(perPad.dualSenseHaptics(for: "DualSense Edge", usbID: "054c:0df2") == .rumble)
+        #expect(perPad.dualSenseHaptics(for: "Pad A", usbID: "054c:0ce6") == .rumble)
+        #expect(perPad.dualSenseHaptics(for: "DualSense", usbID: "054c:0ce6") == .waveform)
+        let byDefault = try DaemonConfig.parse("[devices.dualsense_haptics]\ndefault = \"rumble\"\n\"054c:0ce6\" = \"waveform\"\n")
+        #expect(byDefault.dualSenseHaptics(for: "DualSense", usbID: "054c:0ce6") == .waveform)
+        #expect(byDefault.dualSenseHaptics(for: "DualSense Edge", usbID: "054c:0df2") == .rumble)
+        #expect(throws: ConfigError.self) { try DaemonConfig.parse("[devices.dualsense_haptics]\ndefault = \"loud\"\n") }
         let profiles = try DaemonConfig.parse("").profiles
         #expect(profiles.prefix(3).map(\.name) == ["switch-pro-usb-hd", "switch-pro-bluetooth-hd", "xbox-bluetooth-triggers"])
         let pro = DeviceProfile.forDevice(bus: 3, vendor: 0x057E, product: 0x2009, in: profiles)
