@@ -270,32 +270,24 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
         stream.reset()
         streamStarts = stream.starts
         pipeline.resetOutput()
-        status.mode = .rumble
-        status.transport = "evdev"
         cause = reason
-        status.reason = reason
-        status.failures += 1
-        status.retryAt = now + backoff
+        status.fellBack(reason, retryAt: now + backoff)
     }
 
     /// Finds the card again and takes the stream up; the PCM itself is opened by the stream's start in
     /// this same pass (a busy device then falls back again, with a longer back-off).
     private func resume(_ pipeline: PadPipeline, now: Double) -> Bool {
         guard let found = locate() else {
-            status.retries += 1
             backoff = min(backoff * 2, DualSenseWaveformSink.maximumBackoff)
-            status.retryAt = now + backoff
-            status.reason = "\(cause); tried again: no sound card belongs to the pad's USB device"
+            status.retryFailed("\(cause); tried again: no sound card belongs to the pad's USB device", retryAt: now + backoff)
             return false
         }
         do throws(AlsaError) {
             pcm = try openPCM(found)
             freshlyOpened = true
         } catch {
-            status.retries += 1
             backoff = min(backoff * 2, DualSenseWaveformSink.maximumBackoff)
-            status.retryAt = now + backoff
-            status.reason = "\(cause); tried again: \(error.description)"
+            status.retryFailed("\(cause); tried again: \(error.description)", retryAt: now + backoff)
             return false
         }
         device = found
@@ -305,11 +297,8 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
         stream.reset()
         streamStarts = stream.starts
         backoff = firstBackoff
-        status.mode = .waveform
-        status.transport = Self.transport
+        status.resumed(transport: Self.transport)
         status.node = found
-        status.reason = nil
-        status.retryAt = nil
         return true
     }
 }

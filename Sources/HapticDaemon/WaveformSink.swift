@@ -33,6 +33,32 @@ public struct HapticsStatus: Equatable, Sendable {
     public var streams = 0
     public var failures = 0
     public var retries = 0
+
+    // The transitions both waveform sinks make (Bluetooth, USB audio): one place for the fields.
+
+    /// The transport failed: the motors play, for `reason`, until it is tried again at `retryAt`.
+    mutating func fellBack(_ reason: String, retryAt: Double) {
+        mode = .rumble
+        transport = "evdev"
+        self.reason = reason
+        failures += 1
+        self.retryAt = retryAt
+    }
+
+    /// Taking the transport up again failed (`reason`); the next try at `retryAt`.
+    mutating func retryFailed(_ reason: String, retryAt: Double) {
+        retries += 1
+        self.retryAt = retryAt
+        self.reason = reason
+    }
+
+    /// The transport is back.
+    mutating func resumed(transport: String) {
+        mode = .waveform
+        self.transport = transport
+        reason = nil
+        retryAt = nil
+    }
 }
 
 /// A DualSense over Bluetooth with its voice coils (docs/devices.md, "DualSense voice coils over
@@ -185,12 +211,8 @@ public final class DualSenseWaveformSink: WaveformTransport {
         stream.reset()
         // The motors start from rest: the pacer has written nothing to them since the stream began.
         pipeline.resetOutput()
-        status.mode = .rumble
-        status.transport = "evdev"
         cause = reason
-        status.reason = reason
-        status.failures += 1
-        status.retryAt = now + backoff
+        status.fellBack(reason, retryAt: now + backoff)
     }
 
     /// Opens the pad's node and checks that the kernel says it is still the pad (`HIDIOCGRAWINFO`).
@@ -225,16 +247,11 @@ public final class DualSenseWaveformSink: WaveformTransport {
             node = n
             stream.reset()
             backoff = firstBackoff
-            status.mode = .waveform
-            status.transport = "bluetooth-hidraw"
-            status.reason = nil
-            status.retryAt = nil
+            status.resumed(transport: "bluetooth-hidraw")
             return true
         } catch {
-            status.retries += 1
             backoff = min(backoff * 2, Self.maximumBackoff)
-            status.retryAt = now + backoff
-            status.reason = "\(cause); tried again: \(error.description)"
+            status.retryFailed("\(cause); tried again: \(error.description)", retryAt: now + backoff)
             return false
         }
     }
