@@ -859,7 +859,8 @@ for (signal, name) in padsOnly ? [] : [(SIGTERM, "SIGTERM"), (SIGKILL, "SIGKILL"
     let ok = waitUntil(3) { pads.allSatisfy { $0.current.isZero && ($0.reports.last?.time ?? 0) >= t0 } }
     for pad in pads {
         let l = pad.reports.last.map { $0.time - t0 }
-        check(pad.current.isZero && (pad.reports.last?.time ?? 0) >= t0, "\(pad.type): \(name) of hapticd ends with a zero-motor report (\(ms(l)) ms)")
+        check(pad.current.isZero && (pad.reports.last?.time ?? 0) >= t0, "\(pad.type): \(name) of hapticd ends with a zero-motor report (\(ms(l)) ms)",
+              "signal at \(t0), now \(monotonicNow()); the last reports: \(pad.reports.suffix(4).map { "\($0.time) \($0.level)" }); the pad's log: \(pad.tail.lines.suffix(4))")
         pad.measures[name == "SIGTERM" ? "sigterm_to_zero_ms" : "sigkill_to_zero_ms"] = ms(l)
     }
     _ = ok
