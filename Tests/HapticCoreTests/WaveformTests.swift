@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import HapticCore
 
@@ -53,6 +54,20 @@ import Testing
             #expect(abs(peak - 0.6) < 0.01, "sharpness \(s): peak \(peak)")
         }
         #expect(abs(WaveformRenderer.carrierFrequency(sharpness: 0.5) - 113.137) < 0.01)
+    }
+
+    /// Golden: a known pattern renders to a known waveform, sample by sample within a tolerance —
+    /// a continuous event at intensity 0.5 and sharpness 1 is 0.5·sin(2π·320 Hz·t) from its start
+    /// (the carrier's phase begins with the event), and nothing after its end.
+    @Test func aContinuousEventIsItsSineSampleBySample() throws {
+        let out = render(try compiled(continuous(0, 0.4, intensity: 0.5, sharpness: 1)), seconds: 0.5)
+        var worst = 0.0
+        for i in 2_400..<16_800 {
+            let t = Double(i) / rate
+            worst = max(worst, abs(out[i] - 0.5 * sin(2 * Double.pi * 320 * t)))
+        }
+        #expect(worst < 0.02, "largest difference from 0.5·sin(2π·320·t) over 0.05–0.35 s: \(worst)")
+        #expect(out[20_000..<24_000].allSatisfy { $0 == 0 }, "silent after its end")
     }
 
     @Test func aSharpnessCurveSweepsTheFrequencyUp() throws {
