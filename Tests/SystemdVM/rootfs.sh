@@ -14,8 +14,9 @@ vm_kernel
 mirror=${HAPTICD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # systemd-sysv: systemd as /sbin/init. dbus: systemd-analyze and systemctl show use the bus.
 # libevdev2 and the C++ runtime: hapticd's run-time dependencies (see debian/control, dh_shlibdeps);
-# libjansson4: libhapticd1's.
-packages=systemd,systemd-sysv,udev,dbus,kmod,procps,libevdev2,libstdc++6,libgcc-s1,libjansson4
+# libjansson4: libhapticd1's. libasound2: hapticd's too since it streams a USB DualSense's voice
+# coils through alsa-lib.
+packages=systemd,systemd-sysv,udev,dbus,kmod,procps,libevdev2,libstdc++6,libgcc-s1,libjansson4,libasound2
 root="$out.d"
 rm -rf "$root" "$out.tmp"
 mkdir -p "$root"
