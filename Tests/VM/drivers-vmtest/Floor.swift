@@ -117,6 +117,16 @@ func sleepUntil(_ t: Double) {
     return out
 }
 
+/// One `rumble` request line as a game writes it (the raw clicks and ramps): 5 s, or 0/0 to stop.
+func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
+    var body = JSONObject([
+        "id": .number(Double(id)), "cmd": .string("rumble"), "device": .number(Double(pad.device)),
+        "strong": .number(Double(m.strong) / 65535), "weak": .number(Double(m.weak) / 65535),
+    ])
+    if !m.isZero { body.append("duration", .number(5)) }
+    return Array((JSONWriter.write(.object(body)) + "\n").utf8)
+}
+
 /// A connection of its own to hapticd's socket, for lines written as they are (nil: could not connect).
 func rawConnection() -> Int32? {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -142,12 +152,7 @@ func rawConnection() -> Int32? {
     var out: [Command] = []
     var buf = [UInt8](repeating: 0, count: 65536)
     func send(_ m: MotorMagnitudes, _ id: Int) -> Command? {
-        var body = JSONObject([
-            "id": .number(Double(id)), "cmd": .string("rumble"), "device": .number(Double(pad.device)),
-            "strong": .number(Double(m.strong) / 65535), "weak": .number(Double(m.weak) / 65535),
-        ])
-        if !m.isZero { body.append("duration", .number(5)) }
-        let line = Array((JSONWriter.write(.object(body)) + "\n").utf8)
+        let line = rumbleLine(pad, m, id: id)
         let t = monotonicNow()
         guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else { return nil }
         // Its reply (one line).
@@ -177,12 +182,7 @@ func rawConnection() -> Int32? {
     guard let fd = rawConnection() else { return [] }
     defer { close(fd) }
     func send(_ m: MotorMagnitudes, _ id: Int) -> Command? {
-        var body = JSONObject([
-            "id": .number(Double(id)), "cmd": .string("rumble"), "device": .number(Double(pad.device)),
-            "strong": .number(Double(m.strong) / 65535), "weak": .number(Double(m.weak) / 65535),
-        ])
-        if !m.isZero { body.append("duration", .number(5)) }
-        let line = Array((JSONWriter.write(.object(body)) + "\n").utf8)
+        let line = rumbleLine(pad, m, id: id)
         let t = monotonicNow()
         let n = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         return n == line.count ? Command(time: t, value: m) : nil
