@@ -15,6 +15,8 @@ public final class RumbleDevice {
     /// The kernel's id for our effect, once uploaded.
     public private(set) var effectID: Int16?
     public private(set) var isPlaying = false
+    /// Whether the effect was ever played (`close()` silences only then).
+    public private(set) var hasPlayed = false
     /// What the motors were last set to.
     public private(set) var current = MotorMagnitudes.zero
     /// Zero is written as zero magnitudes to the still-playing effect instead of a stop, so that the
@@ -95,6 +97,7 @@ public final class RumbleDevice {
             case .play:
                 try writeEvent(code: UInt16(bitPattern: effectID!), value: 1, operation: .play)
                 isPlaying = true
+                hasPlayed = true
             }
         }
     }
@@ -141,6 +144,7 @@ public final class RumbleDevice {
             case .play:
                 try writeEvent(code: UInt16(bitPattern: effectID!), value: 1, operation: .play)
                 isPlaying = true
+                hasPlayed = true
             }
         }
     }
@@ -163,13 +167,44 @@ public final class RumbleDevice {
         try writeEvent(code: UInt16(FF_GAIN), value: Int32(gain), operation: .gain)
     }
 
-    /// Stops the motors, erases the effect and closes the node. Failures because the pad is already
-    /// gone are expected and not reported; others are returned, never thrown: closing always closes.
+    /// What `close()` sends before it erases the effect (the decision as data).
+    ///
+    /// A stop alone is not enough: ff-memless defers an in-place upload of a playing effect to its
+    /// next jiffy and leaves the effect "started but not playing" until then; a stop in that window
+    /// only clears the effect, nothing reaches the driver, and the pad keeps its last values — with
+    /// hid-nintendo, which re-sends its last packet, a Switch Pro went on rumbling after hapticd's
+    /// SIGTERM (shutdown writes zero in place, then closes at once). Nor does the erase on close
+    /// help: the kernel's erase is that same stop. So an effect that has ever played gets zero
+    /// magnitudes uploaded and played — ff-memless sends a play at once, whatever the effect's state
+    /// — and then the stop (now of a playing effect: sent at once too). A never-played effect has
+    /// nothing to silence.
+    public static func closeSteps(hasPlayed: Bool) -> [Step] {
+        hasPlayed ? [.upload(.zero), .play, .stop] : []
+    }
+
+    /// Silences the motors (`closeSteps`), erases the effect and closes the node. Failures because
+    /// the pad is already gone are expected and not reported; others are returned, never thrown:
+    /// closing always closes.
     @discardableResult
     public func close() -> [DeviceError] {
         guard fd >= 0 else { return [] }
         var problems: [DeviceError] = []
-        do { try stop() } catch { problems.append(error) }
+        if let id = effectID {
+            for step in Self.closeSteps(hasPlayed: hasPlayed) {
+                do throws(DeviceError) {
+                    switch step {
+                    case .upload(let v): try upload(v)
+                    case .play: try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
+                    case .stop: try writeEvent(code: UInt16(bitPattern: id), value: 0, operation: .stop)
+                    }
+                } catch {
+                    problems.append(error)
+                    break
+                }
+            }
+            isPlaying = false
+            current = .zero
+        }
         if let id = effectID {
             do { try syscall(.erase, info.path) { hapticd_ioctl_int(fd, hapticd_eviocrmff(), Int32(id)) } } catch {
                 problems.append(error)

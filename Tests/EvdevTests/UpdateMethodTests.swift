@@ -56,6 +56,13 @@ import Testing
         #expect(refresh(.zero, playing: true, .inPlace, keeps: true) == [.upload(.zero)], "hid-nintendo: zeros uploaded again")
     }
 
+    @Test func closingPlaysZeroBeforeTheStop() {
+        // A stop right after an in-place upload (shutdown writes zero in place, then closes) is lost in
+        // ff-memless; zeros uploaded and played are sent at once, and the stop then aborts a playing effect.
+        #expect(RumbleDevice.closeSteps(hasPlayed: true) == [.upload(.zero), .play, .stop])
+        #expect(RumbleDevice.closeSteps(hasPlayed: false) == [], "an effect that never played has nothing to silence")
+    }
+
     @Test func theProfilesChooseAsMeasured() {
         // docs/devices.md, "The profiles": the VM's METHOD table per driver.
         let inPlace = DeviceProfile.builtIn.filter { $0.updateMethod == .inPlace }.map(\.name)

@@ -71,13 +71,16 @@ do {
     try device.set(MotorMagnitudes(strong: 3000, weak: 4000))
     let problems = device.close()
     check(problems.isEmpty, "close reports no problem", "\(problems)")
-    entries = log.wait(from: start, count: 4)
-    // The kernel adds a stop of its own before it forwards the erase.
-    let stopsBeforeErase = entries.dropFirst(2).dropLast()
-    check(entries.count >= 4 && entries[0].event == "UPLOAD" && entries[1].event == "PLAY" && entries[1].fields["value"] == "1"
+    entries = log.wait(from: start, count: 6)
+    // close: zeros uploaded and played (ff-memless sends that at once, whatever the effect's state),
+    // then the stop; the kernel adds a stop of its own before it forwards the erase.
+    let stopsBeforeErase = entries.dropFirst(4).dropLast()
+    check(entries.count >= 6 && entries[0].event == "UPLOAD" && entries[1].event == "PLAY" && entries[1].fields["value"] == "1"
+            && entries[2].event == "UPLOAD" && entries[2].fields["strong"] == "0" && entries[2].fields["weak"] == "0"
+            && entries[3].event == "PLAY" && entries[3].fields["value"] == "1"
             && !stopsBeforeErase.isEmpty && stopsBeforeErase.allSatisfy { $0.event == "PLAY" && $0.fields["value"] == "0" }
             && entries.last?.event == "ERASE",
-          "close stops the motor, then erases the effect", "\(entries)")
+          "close plays zeros, stops the motor, then erases the effect", "\(entries)")
     check(!motorRunning(log.read()), "after close the motor is stopped")
     do {
         try device.set(MotorMagnitudes(strong: 1, weak: 1))
