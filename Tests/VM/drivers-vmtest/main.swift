@@ -706,7 +706,7 @@ final class Trial {
                 lost += 1
                 // Whether hapticd wrote it (its trace), for the record.
                 let wrote = (writes[pad.device] ?? []).filter { $0.time >= s.sent - 0.001 && $0.time <= s.sent + 1 }
-                lostDetail.append("sent \(s.sent): hapticd wrote \(wrote.map { "\($0.time) \(pad.level($0.value))" }); the pad's log: \(pad.log(from: s.sent - 0.01, to: s.sent + 1).suffix(6))")
+                lostDetail.append("sent \(s.sent): hapticd wrote \(wrote.map { "\($0.time) \(pad.level($0.value))" }); the pad's rumble reports: \(pad.log(from: s.sent - 0.2, to: s.sent + 1).filter { $0.contains(" RUMBLE ") }.prefix(24))")
             }
         }
         t.check(latencies.count == rounds, "\(pad.type): every one of \(rounds) plays reaches the pad",
@@ -869,9 +869,13 @@ for (signal, name) in padsOnly ? [] : [(SIGTERM, "SIGTERM"), (SIGKILL, "SIGKILL"
     check(status != nil, "\(name): hapticd exits", "")
     let ok = waitUntil(3) { pads.allSatisfy { $0.current.isZero && ($0.reports.last?.time ?? 0) >= t0 } }
     for pad in pads {
-        let l = pad.reports.last.map { $0.time - t0 }
-        check(pad.current.isZero && (pad.reports.last?.time ?? 0) >= t0, "\(pad.type): \(name) of hapticd ends with a zero-motor report (\(ms(l)) ms)",
+        // Signal → the first report of the final run of zeros (drivers that re-send go on after it).
+        let lastNonZero = pad.reports.lastIndex { !$0.level.isZero }
+        let l = pad.reports[(lastNonZero.map { $0 + 1 } ?? 0)...].first { $0.time >= t0 }.map { $0.time - t0 }
+        check(pad.current.isZero && (pad.reports.last?.time ?? 0) >= t0,
+              "\(pad.type): \(name) of hapticd ends with a zero-motor report (\(ms(l)) ms; the last report \(ms(pad.reports.last.map { $0.time - t0 })) ms)",
               "signal at \(t0), now \(monotonicNow()); the last reports: \(pad.reports.suffix(4).map { "\($0.time) \($0.level)" }); the pad's log: \(pad.tail.lines.suffix(4))")
+        print("NOTE \(pad.type) after \(name): \(pad.reports.filter { $0.time >= t0 - 0.05 }.prefix(8).map { "\(ms($0.time - t0)):\($0.level)" })")
         pad.measures[name == "SIGTERM" ? "sigterm_to_zero_ms" : "sigkill_to_zero_ms"] = ms(l)
     }
     _ = ok
