@@ -35,6 +35,10 @@ public final class DaemonCore: @unchecked Sendable {
     var deviceRecovery: (@Sendable (String) -> Void)?
     /// Device errors raised while the current command's first frame was written.
     var commandDeviceErrors: [String] = []
+    /// Set by `shutdown` before it stops the engines: their stops are the daemon going away, which
+    /// clients learn from the socket closing (Core Haptics' `serverInterrupted`), not from events
+    /// that would read as players finishing.
+    private var shuttingDown = false
 
     public func onDeviceFailure(_ recovery: (@Sendable (String) -> Void)?) {
         loop.perform(ticking: false) { _ in deviceRecovery = recovery }
@@ -129,6 +133,13 @@ public final class DaemonCore: @unchecked Sendable {
     /// Engine and device events, under the render loop's lock: the state's part (`DaemonState.apply`:
     /// registries, client events), then the log, the trace and device recovery.
     func loopEvent(_ event: LoopEvent) {
+        if shuttingDown {
+            if case .wrote(let pad, let time, let value) = event {
+                trace?.record(time: time, device: pad, value: value)
+                writeObserver?(pad, time, value)
+            }
+            return
+        }
         state.apply(event)
         switch event {
         case .playerEnded:
@@ -286,6 +297,7 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// Stops every motor and closes every device (shutdown).
     public func shutdown() {
+        loop.perform(ticking: false) { _ in shuttingDown = true }
         loop.shutdown()
         trace?.close()
     }

@@ -170,6 +170,34 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
     }
 }
 
+/// Every sink's calls, in order, across sinks.
+final class CallLog: @unchecked Sendable {
+    // @unchecked Sendable: appended under the render loop's lock only, read after it.
+    var calls: [String] = []
+    final class Sink: MotorSink {
+        let name: String
+        let log: CallLog
+        init(_ name: String, _ log: CallLog) { self.name = name; self.log = log }
+        func apply(_ write: Pacer.Write) throws(DeviceError) { log.calls.append("\(name) \(write == .set(.zero) ? "zero" : "value")") }
+        func release() { log.calls.append("\(name) release") }
+    }
+}
+
+extension RenderLoopTests {
+    @Test func shutdownSilencesEveryPadBeforeItReleasesAny() throws {
+        // A release (erase, close) is slow on some drivers: no pad's zero waits for another's release.
+        let loop = RenderLoop()
+        let log = CallLog()
+        for id in 0..<3 { loop.addPad(id, sink: CallLog.Sink("pad\(id)", log), profile: .generic) }
+        for id in 0..<3 {
+            try loop.withPad(id) { engine, _ in try engine.start(engine.makePlayer(pattern(duration: 5))) }
+        }
+        log.calls = []
+        loop.shutdown()
+        #expect(log.calls == ["pad0 zero", "pad1 zero", "pad2 zero", "pad0 release", "pad1 release", "pad2 release"], "\(log.calls)")
+    }
+}
+
 extension RenderLoopTests {
     /// Several commands under one taking of the lock: each step's render pass writes its pads'
     /// first frame as a lone `perform` would, and the timer is armed for what the steps left.

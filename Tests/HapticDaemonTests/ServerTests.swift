@@ -99,6 +99,22 @@ import Testing
         _ = try c.request("player.destroy", JSONObject(["player": p]))
         #expect(sink.waitFor { $0.last == .set(.zero) }, "\(sink.writes)")
     }
+
+    @Test func shutdownStopsTheMotorsWhileClientsAreStillConnected() throws {
+        // The core shut down while a client is still connected (hapticd closes its socket first, but
+        // nothing may depend on that): the motors stop, and the client gets errors, not a crash.
+        let h = try Harness()
+        let sink = RecordingSink()
+        h.core.addPad(info: Self.info("/dev/input/event6"), sink: sink, simulated: false)
+        let c = try HapticClient(path: h.path)
+        let p = try c.request("player.create", JSONObject(["name": .string("rumble-long")]))["player"]!
+        _ = try c.request("player.start", JSONObject(["player": p]))
+        #expect(sink.waitFor { $0.last.map { $0 != .set(.zero) } ?? false }, "the motor runs: \(sink.writes)")
+        h.core.shutdown()
+        #expect(sink.writes.last == .set(.zero) && sink.released, "\(sink.writes)")
+        #expect(code(c, "play", JSONObject(["name": .string("thud"), "device": .number(0)])) != "ok", "a command after shutdown is an error")
+        #expect((try? c.request("ping")) != nil, "the connection is still answered until the socket closes")
+    }
 }
 
 extension ServerTests {
