@@ -188,7 +188,10 @@ unity:
 	scripts/deps.sh binutils tar gzip
 	mkdir -p .build-unity
 	{ echo '{ global:'; grep -v '^#' $(UNITY_EXPORTS) | sed 's/.*/  &;/'; echo '  local: *;'; echo '};'; } > .build-unity/exports.map
-	$(UNITY_BUILD) --product CoreHapticsWrapper -Xlinker --version-script=$(CURDIR)/.build-unity/exports.map
+	# -z nodelete: a host that unloads the plug-in (Mono dlcloses every P/Invoke library at exit, an
+	# editor on a domain reload) must not unmap code the library's own threads may still be running
+	# (the reader of the daemon's socket, a request's timeout): a Mono run died once that way.
+	$(UNITY_BUILD) --product CoreHapticsWrapper -Xlinker --version-script=$(CURDIR)/.build-unity/exports.map -Xlinker -z -Xlinker nodelete
 	rm -rf dist/unity && mkdir -p $(UNITY_PLUGIN)
 	install -m 0755 "$$($(UNITY_BUILD) --show-bin-path)/libCoreHapticsWrapper.so" $(UNITY_PLUGIN)/
 	strip --strip-unneeded $(UNITY_PLUGIN)/libCoreHapticsWrapper.so
