@@ -104,7 +104,12 @@ public final class RumbleDevice {
     /// Sets both motors: `steps(for:…)`, done.
     public func set(_ m: MotorMagnitudes) throws(DeviceError) {
         try requireOpen(.upload)
-        for step in Self.steps(for: m, current: current, isPlaying: isPlaying, method: updateMethod, keepsEffectPlaying: keepsEffectPlaying) {
+        try perform(Self.steps(for: m, current: current, isPlaying: isPlaying, method: updateMethod, keepsEffectPlaying: keepsEffectPlaying))
+    }
+
+    /// Carries out `set`'s, `refresh`'s or `close`'s steps, in order; the first failure ends them.
+    private func perform(_ steps: [Step]) throws(DeviceError) {
+        for step in steps {
             switch step {
             case .upload(let v): try upload(v)
             case .stop: try stop()
@@ -151,16 +156,7 @@ public final class RumbleDevice {
     public func refresh() throws(DeviceError) {
         try requireOpen(.play)
         guard effectID != nil else { return }
-        for step in Self.refreshSteps(current: current, isPlaying: isPlaying, method: updateMethod, keepsEffectPlaying: keepsEffectPlaying) {
-            switch step {
-            case .upload(let v): try upload(v)
-            case .stop: try stop()
-            case .play:
-                try writeEvent(code: UInt16(bitPattern: effectID!), value: 1, operation: .play)
-                isPlaying = true
-                hasPlayed = true
-            }
-        }
+        try perform(Self.refreshSteps(current: current, isPlaying: isPlaying, method: updateMethod, keepsEffectPlaying: keepsEffectPlaying))
     }
 
     /// What `refresh()` does with an uploaded effect, given the device's state (the decision as data).
@@ -204,22 +200,9 @@ public final class RumbleDevice {
         guard fd >= 0 else { return [] }
         var problems: [DeviceError] = []
         if let id = effectID {
-            for step in Self.closeSteps(hasPlayed: hasPlayed) {
-                do throws(DeviceError) {
-                    switch step {
-                    case .upload(let v): try upload(v)
-                    case .play: try writeEvent(code: UInt16(bitPattern: id), value: 1, operation: .play)
-                    case .stop: try writeEvent(code: UInt16(bitPattern: id), value: 0, operation: .stop)
-                    }
-                } catch {
-                    problems.append(error)
-                    break
-                }
-            }
+            do { try perform(Self.closeSteps(hasPlayed: hasPlayed)) } catch { problems.append(error) }
             isPlaying = false
             current = .zero
-        }
-        if let id = effectID {
             do { try syscall(.erase, info.path) { hapticd_ioctl_int(fd, hapticd_eviocrmff(), Int32(id)) } } catch {
                 problems.append(error)
             }

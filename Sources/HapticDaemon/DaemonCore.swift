@@ -133,13 +133,11 @@ public final class DaemonCore: @unchecked Sendable {
     /// Engine and device events, under the render loop's lock: the state's part (`DaemonState.apply`:
     /// registries, client events), then the log, the trace and device recovery.
     func loopEvent(_ event: LoopEvent) {
-        if shuttingDown {
-            if case .wrote(let pad, let time, let value) = event {
-                trace?.record(time: time, device: pad, value: value)
-                writeObserver?(pad, time, value)
-            }
-            return
+        if case .wrote(let pad, let time, let value) = event {
+            trace?.record(time: time, device: pad, value: value)
+            writeObserver?(pad, time, value)
         }
+        if shuttingDown { return }
         state.apply(event)
         switch event {
         case .playerEnded:
@@ -154,9 +152,8 @@ public final class DaemonCore: @unchecked Sendable {
             // A device that failed but is still there is reopened (by `deviceRecovery`); re-attaching
             // it resets its engine. An unplugged one is left to hot-plug.
             if !disconnected, let path = state.pads.failed(pad) { deviceRecovery?(path) }
-        case .wrote(let pad, let time, let value):
-            trace?.record(time: time, device: pad, value: value)
-            writeObserver?(pad, time, value)
+        case .wrote:
+            break  // recorded above
         }
     }
 

@@ -247,6 +247,17 @@ public func pollUntil(_ timeout: Double, poll: () -> Void, _ done: () -> Bool) -
     }
 }
 
+/// Tries `attempt` every 10 ms until it gives a value or `timeout` seconds pass (a daemon coming
+/// up: connect and ping); the value, or nil.
+public func firstValue<T>(within timeout: Double, _ attempt: () -> T?) -> T? {
+    let end = monotonicNow() + timeout
+    while true {
+        if let value = attempt() { return value }
+        if monotonicNow() > end { return nil }
+        usleep(10_000)
+    }
+}
+
 /// Lets `seconds` pass, then reads the logs once (`poll`).
 public func pollFor(_ seconds: Double, poll: () -> Void) {
     let end = monotonicNow() + seconds

@@ -34,14 +34,13 @@ func string(_ v: JSONValue?) -> String? {
     unlink(socketPath)
     guard let pid = spawn(["/bin/sh", "-c", "exec \(hapticd) --socket \(socketPath) --log-level info 2>>\(log)"]) else { return false }
     daemonPID = pid
-    for _ in 0..<1500 {
-        if let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil {
-            client = c
-            return true
-        }
-        usleep(10_000)
-    }
-    return false
+    // Ready when it answers a ping.
+    guard let c = firstValue(within: 15, { () -> HapticClient? in
+        guard let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil else { return nil }
+        return c
+    }) else { return false }
+    client = c
+    return true
 }
 
 /// The USB DualSense's capabilities (found in `devices` by its bus, USB).

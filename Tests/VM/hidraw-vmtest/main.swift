@@ -183,14 +183,13 @@ var extraPads: [Pad] = []
     if let asUser { words = ["/bin/su", asUser, "-c", "exec " + line.joined(separator: " ") + " 2>>/tmp/hapticd-\(asUser).log"] }
     guard let pid = spawn(words) else { return false }
     daemonPID = pid
-    for _ in 0..<1500 {
-        if let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil {
-            client = c
-            return true
-        }
-        usleep(10_000)
-    }
-    return false
+    // Ready when it answers a ping.
+    guard let c = firstValue(within: 15, { () -> HapticClient? in
+        guard let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil else { return nil }
+        return c
+    }) else { return false }
+    client = c
+    return true
 }
 
 @MainActor func stopDaemon(_ signal: Int32 = SIGTERM) -> Int32? {
