@@ -27,6 +27,42 @@ protocol DaemonPlayerCommand: PlayerCommandRequest {
     func run(_ state: DaemonState, _ player: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject
 }
 
+/// Each command's handler, found once from `Declarations.requestTypes`: the protocol conformance
+/// looked up per command type at start, not per request. (`decoded as? any DaemonCommand` on every
+/// request was a conformance lookup in the Swift runtime each time, some 2 k instructions of a
+/// command's ~40 k before its write — docs/benchmarks.md, "Cutting the rest"; what is left per
+/// request is a cast to the concrete type, a comparison of its metadata.)
+enum CommandRunner: Sendable {
+    case plain(@Sendable (any CommandRequest, DaemonState, CommandContext) throws(ProtocolError) -> JSONObject)
+    case onPlayer(@Sendable (any CommandRequest, DaemonState, OwnedPlayer, CommandContext) throws(ProtocolError) -> JSONObject)
+
+    static let byCommand: [Command: CommandRunner] = {
+        var table: [Command: CommandRunner] = [:]
+        for type in Declarations.requestTypes {
+            if let t = type as? any DaemonPlayerCommand.Type {
+                table[type.declaration.command] = onPlayer(t)
+            } else if let t = type as? any DaemonCommand.Type {
+                table[type.declaration.command] = plain(t)
+            }
+        }
+        return table
+    }()
+
+    private static func plain<T: DaemonCommand>(_: T.Type) -> CommandRunner {
+        .plain { request, state, context throws(ProtocolError) in
+            guard let request = request as? T else { throw DaemonState.noHandler(T.declaration) }
+            return try request.run(state, context)
+        }
+    }
+
+    private static func onPlayer<T: DaemonPlayerCommand>(_: T.Type) -> CommandRunner {
+        .onPlayer { request, state, player, context throws(ProtocolError) in
+            guard let request = request as? T else { throw DaemonState.noHandler(T.declaration) }
+            return try request.run(state, player, context)
+        }
+    }
+}
+
 extension DaemonState {
     /// Runs one decoded command: who may send it (its declaration's permission), then its handler. A
     /// request that did not decode fails after the permission check, so that a client learns first
@@ -46,11 +82,11 @@ extension DaemonState {
         case .owner:
             let id = try Arguments(request, declared: declaration.arguments).required(Args.player)
             let player = try ownedPlayer(id, context)
-            guard let command = try decoded.get() as? any DaemonPlayerCommand else { throw Self.noHandler(declaration) }
-            return try command.run(self, player, context)
+            guard case .onPlayer(let run) = CommandRunner.byCommand[declaration.command] else { throw Self.noHandler(declaration) }
+            return try run(decoded.get(), self, player, context)
         }
-        guard let command = try decoded.get() as? any DaemonCommand else { throw Self.noHandler(declaration) }
-        return try command.run(self, context)
+        guard case .plain(let run) = CommandRunner.byCommand[declaration.command] else { throw Self.noHandler(declaration) }
+        return try run(decoded.get(), self, context)
     }
 
     /// Every declared command has a handler (a test checks); this answers if one had not.

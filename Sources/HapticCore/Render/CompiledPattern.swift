@@ -3,7 +3,7 @@
 ///
 /// `frame(at:external:)` is a pure function of the offset into the pattern and the externally applied
 /// controls: the same inputs always give the same signal. docs/rendering.md states every rule.
-public struct CompiledPattern: Sendable {
+public final class CompiledPattern: Sendable {
     public struct Event: Equatable, Sendable {
         public var start: Double
         /// Effective duration: a continuous event without one lasts until the pattern ends.
