@@ -49,7 +49,8 @@ products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest drivers-vmtest hi
 for p in "${products[@]}"; do
     # HAPTICD_VM_ONLY: only what the chosen scenarios run (and hapticd) is built.
     if [ -n "${HAPTICD_VM_ONLY:-}" ] && [ "$p" != hapticd ] \
-        && ! cat Tests/VM/scenarios/*"$HAPTICD_VM_ONLY"*.sh 2>/dev/null | grep -q "/bin/$p\b"; then
+        && ! grep -q "/bin/$p\b" Tests/VM/scenarios/*"$HAPTICD_VM_ONLY"*.sh 2>/dev/null; then
+        # (grep reads the files itself: `cat … | grep -q` under pipefail failed when grep stopped early.)
         continue
     fi
     conf=debug
