@@ -47,10 +47,30 @@ public final class RumbleDevice {
     public var isOpen: Bool { fd >= 0 }
 
     /// How each non-zero value reaches the driver (`DeviceProfile.updateMethod`): `.play` uploads and
-    /// plays it (ff-memless sends a play at once, and again on its next jiffy), `.inPlace` uploads it
-    /// into the playing effect (one report, on ff-memless's next jiffy). Set from the built-in profile
-    /// that matches the pad, like `keepsEffectPlaying`.
+    /// plays it (ff-memless sends a play at once: one report, the effect having a length),
+    /// `.inPlace` uploads it into the playing effect (one report, on ff-memless's next jiffy). Set
+    /// from the built-in profile that matches the pad, like `keepsEffectPlaying`.
     public var updateMethod: DeviceProfile.UpdateMethod
+
+    /// The played effect's `replay.length`: 65.535 s, the longest there is (SDL's too), not 0
+    /// ("until stopped"). ff-memless schedules its timer for a playing effect's next event: with no
+    /// length that is the play itself, the current jiffy, so the timer runs on the next tick and
+    /// hands the driver the same values once more — every play became two reports. With a length the
+    /// next event is the effect's end: a play is one report, sent at once (VM, `40-drivers` `METHOD`
+    /// lines: hid-playstation, hid-sony and hid-microsoft at 4–16 ms, one report per value, 0.2–0.7
+    /// ms to the pad; docs/devices.md). A play or an upload starts the length again; a value held
+    /// longer is re-sent by the pacer every `DeviceProfile.maximumHold` (30 s), before it ends.
+    public static let effectLengthMilliseconds: UInt16 = 0xFFFF
+
+    /// `replay.length` for a device's method: `effectLengthMilliseconds` where every value is played
+    /// (each play restarts it), 0 where values are updated in place. An in-place profile plays its
+    /// effect only to start it and, with `keepsEffectPlaying`, keeps it playing zeros while idle,
+    /// which nothing re-sends: with a length the effect would end by itself behind the device's back
+    /// (`isPlaying` still true), and the next value, an in-place upload of an effect that is no longer
+    /// started, would reach nobody — the VM's Switch Pro stayed silent that way after 65 s idle.
+    public static func effectLength(for method: DeviceProfile.UpdateMethod) -> UInt16 {
+        method == .play ? effectLengthMilliseconds : 0
+    }
 
     /// One system call of `set`: an upload of the effect, a play or a stop.
     public enum Step: Equatable, Sendable {
@@ -72,9 +92,8 @@ public final class RumbleDevice {
     /// to its timer (the next jiffy; under load, later), and a stop that comes before that timer only
     /// clears the effect: nothing is sent, and the update is lost. A short pulse — a value, then its
     /// stop one pacing interval later — would never reach the pad (a 10 ms pulse on the BigBen pad,
-    /// written as an update, is never reported in the VM). On hid-nintendo a play costs its
-    /// 25 ms link two more ring slots, which its profile cannot afford, so there the update stays in
-    /// place.
+    /// written as an update, is never reported in the VM). On hid-nintendo the update stays in place
+    /// (its profile: the ring and its resends, docs/devices.md).
     public static func steps(
         for m: MotorMagnitudes, current: MotorMagnitudes, isPlaying: Bool,
         method: DeviceProfile.UpdateMethod, keepsEffectPlaying: Bool
@@ -140,9 +159,10 @@ public final class RumbleDevice {
         try writeEvent(code: UInt16(bitPattern: id), value: 0, operation: .stop)
     }
 
-    /// Sends the current magnitudes again (pads that stop on their own; the settling re-send): an
-    /// in-place upload of the same values, which ff-memless turns into one report (a new play would
-    /// send two) — and with `updateMethod` `.play` a play after it, so that the effect is playing
+    /// Sends the current magnitudes again (pads that stop on their own, a value held for
+    /// `DeviceProfile.maximumHold`; the settling re-send): an in-place upload of the same values,
+    /// which ff-memless turns into one report — and with `updateMethod` `.play` a play after it
+    /// (one report too, at once), so that the effect is playing
     /// again at once: after an in-place upload it is "started but not playing" until ff-memless's
     /// next jiffy, and a stop in that window is lost (docs/devices.md); played profiles do not settle,
     /// so nothing would repair it.
@@ -223,8 +243,7 @@ public final class RumbleDevice {
         effect.id = effectID ?? -1
         effect.direction = 0
         effect.trigger = ff_trigger(button: 0, interval: 0)
-        // Length 0: play until stopped (ff-memless); drivers that ignore lengths do the same.
-        effect.replay = ff_replay(length: 0, delay: 0)
+        effect.replay = ff_replay(length: Self.effectLength(for: updateMethod), delay: 0)
         effect.u.rumble = ff_rumble_effect(strong_magnitude: m.strong, weak_magnitude: m.weak)
         try syscall(.upload, info.path) { hapticd_ioctl_ptr(fd, hapticd_eviocsff(), &effect) }
         effectID = effect.id

@@ -65,10 +65,20 @@ import Testing
         #expect(RumbleDevice.closeSteps(hasPlayed: false) == [], "an effect that never played has nothing to silence")
     }
 
+    @Test func aHeldValueIsReSentLongBeforeTheEffectEnds() {
+        // The effect's length makes a play one report (ff-memless); the pacer re-sends a held value
+        // every `maximumHold`, so the effect never ends by itself while a value is held.
+        #expect(RumbleDevice.effectLengthMilliseconds == 0xFFFF)
+        #expect(RumbleDevice.effectLength(for: .play) == 0xFFFF)
+        #expect(RumbleDevice.effectLength(for: .inPlace) == 0, "an effect kept playing zeros must not end by itself")
+        #expect(Double(RumbleDevice.effectLengthMilliseconds) / 1000 > 2 * DeviceProfile.maximumHold)
+        #expect(DeviceProfile.builtIn.allSatisfy { $0.refreshPeriod <= DeviceProfile.maximumHold })
+    }
+
     @Test func theProfilesChooseAsMeasured() {
         // docs/devices.md, "The profiles": the VM's METHOD table per driver.
         let inPlace = DeviceProfile.builtIn.filter { $0.updateMethod == .inPlace }.map(\.name)
-        #expect(inPlace == ["xbox360", "xbox-bluetooth", "switch-pro-usb", "switch-pro-bluetooth"])
+        #expect(inPlace == ["switch-pro-usb", "switch-pro-bluetooth"])
         #expect(DeviceProfile.generic.updateMethod == .play, "an unknown pad is driven as SDL drives it")
         // Settling repairs a lost in-place update; a played value cannot be lost that way.
         #expect(DeviceProfile.builtIn.filter(\.settles).map(\.name) == inPlace)

@@ -27,7 +27,25 @@ let slowPad: DeviceProfile = {
         #expect(pacer.offer(b, at: 0.008) == nil)
         #expect(pacer.offer(b, at: 0.012) == .set(b))
         #expect(!pacer.hasPendingOutput)
-        #expect(pacer.nextDeadline == nil)
+        #expect(pacer.nextDeadline == 0.012 + DeviceProfile.maximumHold, "nothing until the held value is re-sent")
+        #expect(pacer.offer(.zero, at: 0.030) == .set(.zero))
+        #expect(pacer.nextDeadline == nil, "zero is not held: nothing more")
+    }
+
+    /// No pad is trusted to hold a value forever (the evdev effect's length is 65.535 s): a value
+    /// held for `maximumHold` is sent again, and again after that; a shorter `refreshInterval` wins.
+    @Test func aValueHeldLongIsSentAgain() {
+        var pacer = Pacer(profile: .generic)
+        let hold = DeviceProfile.maximumHold
+        #expect(pacer.offer(a, at: 0) == .set(a))
+        #expect(pacer.offer(a, at: hold - 0.01) == nil)
+        #expect(pacer.offer(a, at: hold) == .refresh(a))
+        #expect(pacer.nextDeadline == 2 * hold)
+        #expect(pacer.offer(a, at: 2 * hold) == .refresh(a))
+        #expect(DeviceProfile.dualShock4.refreshPeriod == 2.0)
+        var never = DeviceProfile.generic
+        never.refreshInterval = 3600
+        #expect(never.refreshPeriod == hold)
     }
 
     @Test func perProfileIntervals() {
@@ -164,13 +182,13 @@ let slowPad: DeviceProfile = {
         #expect(pacer.offer(b, at: 0.008) == .set(pacer.quantized(b)), "a change moves the re-send")
         #expect(pacer.offer(b, at: 0.016) == nil)
         #expect(pacer.offer(b, at: 0.024) == .refresh(pacer.quantized(b)))
-        #expect(pacer.nextDeadline == nil, "once")
+        #expect(pacer.nextDeadline == 0.024 + DeviceProfile.maximumHold, "once (then only the hold's re-send)")
         #expect(pacer.offer(b, at: 1) == nil)
         #expect(pacer.offer(.zero, at: 1.1) == .set(.zero))
         #expect(pacer.offer(.zero, at: 1.108) == .refresh(.zero), "zero too, one interval after it: where it is uploaded, the device sends it again")
         var generic = Pacer(profile: .generic)
         _ = generic.offer(a, at: 0)
-        #expect(generic.nextDeadline == nil && generic.offer(a, at: 1) == nil, "profiles that do not settle do not")
+        #expect(generic.nextDeadline == DeviceProfile.maximumHold && generic.offer(a, at: 1) == nil, "profiles that do not settle do not")
     }
 
     /// The re-send waits two intervals: updates that come within two intervals of each other (a

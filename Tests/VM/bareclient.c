@@ -10,8 +10,9 @@
 //
 // --method play (the default, SDL's way) or update: update plays only a value that starts from rest and
 // otherwise updates the playing effect in place (EVIOCSFF alone), and stops it for 0/0 — what hapticd
-// does on a pad whose profile says `inPlace`. --length MS sets replay.length (default 65535, SDL's;
-// hapticd uploads 0, "until stopped"). The method table of 40-drivers/40-xpad compares the two ways.
+// does on a pad whose profile says `inPlace`. --length MS sets replay.length (default 65535, SDL's and
+// hapticd's; 0, "until stopped", makes ff-memless send every play twice). The method table of
+// 40-drivers/40-xpad compares the ways.
 //
 // Usage: bareclient --dev /dev/input/eventN --log FILE [--method play|update] [--length MS] MODE ...
 //   clicks COUNT STRONG WEAK    COUNT times: STRONG/WEAK, 60 ms later 0/0, then 140 ms of rest

@@ -10,7 +10,8 @@
 ///   written, the newest non-zero value the window saw goes out first, and the zero an interval
 ///   later. Whatever is written stays on the pad for at least one interval (the minimum on-time: a
 ///   pulse shorter than the interval is felt for one interval, docs/rendering.md);
-/// - pads that stop on their own get the current value again every `refreshInterval`;
+/// - pads that stop on their own get the current value again every `refreshInterval`, and every pad
+///   a value it has held for `DeviceProfile.maximumHold` (`refreshPeriod`);
 /// - on profiles that `settle`, the last value of a burst is sent once more when the pad has had it
 ///   for two intervals, a zero for one (repairs an update the kernel's ff-memless lost:
 ///   docs/devices.md). Two for a value: a stream of updates that come within two intervals of each
@@ -76,7 +77,7 @@ public struct Pacer: Sendable {
             lastWriteTime = now
             return .refresh(written)
         }
-        if let refresh = profile.refreshInterval, !written.isZero, let last = lastWriteTime, now - last >= refresh - 1e-6 {
+        if !written.isZero, let last = lastWriteTime, now - last >= profile.refreshPeriod - 1e-6 {
             lastWriteTime = now
             return .refresh(written)
         }
@@ -158,7 +159,7 @@ public struct Pacer: Sendable {
         guard let last = lastWriteTime, let open = opensAt else { return hasPendingOutput ? 0 : nil }
         if hasPendingOutput { return open }
         if let settle = settleTime { return settle }
-        if let refresh = profile.refreshInterval, !written.isZero { return last + refresh }
+        if !written.isZero { return last + profile.refreshPeriod }
         return nil
     }
 

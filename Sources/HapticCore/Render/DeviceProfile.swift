@@ -113,12 +113,13 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     public enum UpdateMethod: String, Equatable, Sendable, Codable, CaseIterable {
         /// Every value is uploaded into the effect and played (`EV_FF` 1), as SDL does: ff-memless
         /// sends a play at once, where it defers an in-place update of a playing effect to its timer,
-        /// the next jiffy (0–4 ms at HZ=250). It sends the play once more on that tick: two reports
-        /// per value.
+        /// the next jiffy (0–4 ms at HZ=250). One report per value: the effect has a length
+        /// (`RumbleDevice.effectLengthMilliseconds`; an effect without one is sent once more on that
+        /// tick).
         case play
         /// Every value is uploaded into the playing effect, which is played only to start it (from
-        /// rest): one report per value, sent on ff-memless's next jiffy. For links where a second
-        /// report costs what a value does (hid-nintendo's rumble queue).
+        /// rest): one report per value, sent on ff-memless's next jiffy. hid-nintendo's profile
+        /// (docs/devices.md).
         case inPlace = "in-place"
     }
 
@@ -145,14 +146,22 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     public var quantization: Quantization
     /// The weak motor's quantization where it differs (an on/off motor); nil: `quantization`.
     public var weakQuantization: Quantization?
-    /// Pads that stop on their own need the current value re-sent this often (seconds); nil: never.
+    /// Pads that stop on their own need the current value re-sent this often (seconds); nil: only
+    /// every `maximumHold`.
     public var refreshInterval: Double?
+    /// The longest a pad is trusted to hold a value unprompted (seconds): a held value is re-sent
+    /// after this. The evdev backend's effects have a length (65.535 s, the most there is: with
+    /// none, ff-memless sends every play twice — `RumbleDevice.effectLengthMilliseconds`), so
+    /// without a re-send a rumble held longer would end by itself.
+    public static let maximumHold = 30.0
+    /// How often the pacer re-sends a held non-zero value: `refreshInterval`, at most `maximumHold`.
+    public var refreshPeriod: Double { min(refreshInterval ?? Self.maximumHold, Self.maximumHold) }
     /// Stop by writing zero magnitudes to the still-playing effect instead of stopping it, for drivers
     /// where (re)starting an effect costs more reports than updating it (hid-nintendo: a play is sent
     /// twice by ff-memless, and every report it queues holds its 25 ms link). docs/devices.md.
     public var keepsEffectPlaying: Bool
-    /// How each value reaches the driver: played at once (two reports) or updated in place (one, a
-    /// jiffy later). docs/devices.md.
+    /// How each value reaches the driver: played (one report, at once) or updated in place (one
+    /// report, a jiffy later). docs/devices.md.
     public var updateMethod: UpdateMethod
     /// Send the last value of a burst once more, one interval after it was written. The kernel's
     /// ff-memless (behind every driver here) can lose an in-place update: its timer may run before
@@ -279,9 +288,9 @@ extension DeviceProfile {
             .init(bus: busUSB, vendor: 0x045E, product: 0x0719),
         ],
         // xpad: one transfer in flight, the OUT endpoint polled every 8 ms, ff-memless's jiffy on top:
-        // 12 ms loses no value (docs/devices.md, "xpad"). In place: a play's second report takes the
-        // next 8 ms bus slot, and the value after it waits (VM: 8.4 ms to the pad at 12 ms, in place 2.3).
-        minimumUpdateInterval: 0.012, quantization: .bits8, updateMethod: .inPlace, settles: true,
+        // 12 ms loses no value (docs/devices.md, "xpad"). Played: one report, at once (the effect has
+        // a length; without one a play's second report took the next 8 ms bus slot).
+        minimumUpdateInterval: 0.012, quantization: .bits8,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.08, weakFloor: 0.08)
 
     public static let xboxOneUSB = DeviceProfile(
@@ -290,7 +299,7 @@ extension DeviceProfile {
             .init(bus: busUSB, vendor: 0x045E, product: $0)
         },
         // xpad sends `magnitude >> 9` in the GIP packet; the 4 ms endpoint plus a jiffy: 8 ms. Played:
-        // the play's two reports fit the 4 ms bus at 8 ms (VM: 0.4–0.6 ms to the pad, in place 0.8–3).
+        // at once (VM: 0.4–0.6 ms to the pad, in place 0.8–3).
         minimumUpdateInterval: 0.008, quantization: .bits7,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.06, weakFloor: 0.06)
 
@@ -302,8 +311,9 @@ extension DeviceProfile {
         // hid-microsoft: ff-memless, 0…100 rounded down. The driver takes a value every 4 ms without
         // loss (VM); the firmware is what limits: about 100 reports/s (xpadneo throttles to one per
         // 10 ms, newer versions to one per 50 ms, "to work around firmware crashes"). So one report
-        // per value (in place: a play would send two) and 10 ms: at most 100 reports/s.
-        minimumUpdateInterval: 0.010, quantization: .percent, updateMethod: .inPlace, settles: true,
+        // per value — played, at once (the effect has a length: one report) — and 10 ms: at most 100
+        // reports/s.
+        minimumUpdateInterval: 0.010, quantization: .percent,
         transientPulse: .init(sharp: 0.040, dull: 0.090, minimum: 0.040), strongFloor: 0.06, weakFloor: 0.06)
 
     /// hid-sony on Linux ≤ 6.1 (hid-playstation from 6.2): 8-bit motors, every report carries them.

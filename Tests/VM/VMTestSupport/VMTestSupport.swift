@@ -187,7 +187,8 @@ public func methodStats<L: Equatable>(
 }
 
 /// One row of the method table: a pad, the period of the ramp, and what each method got.
-public func methodRow(pad: String, driver: String, period: Double, update: MethodStats?, play: MethodStats?) -> String {
+public func methodRow(pad: String, driver: String, period: Double, update: MethodStats?, play: MethodStats?,
+                      playNoLength: MethodStats? = nil) -> String {
     func ms(_ x: Double?) -> String { x.map { "\(($0 * 10000).rounded() / 10)" } ?? "-" }
     func cell(_ s: String, _ width: Int) -> String { s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count) }
     func half(_ m: MethodStats?) -> String {
@@ -196,13 +197,24 @@ public func methodRow(pad: String, driver: String, period: Double, update: Metho
             + cell(m.reportsPerValue.map { "\(($0 * 100).rounded() / 100)" } ?? "-", 8)
             + cell("\(m.lost)/\(m.values)" + (m.excused > 0 ? "+\(m.excused)" : ""), 13)
     }
-    return "METHOD " + cell(pad, 16) + cell(driver, 12) + cell(ms(period), 6) + half(update) + half(play)
+    return "METHOD " + cell(pad, 16) + cell(driver, 12) + cell(ms(period), 6) + half(update) + half(play) + half(playNoLength)
 }
+
+/// The ways `methodRow` compares, as `bareclient` arguments: an update in place and a play after
+/// every upload, both with hapticd's `replay.length` (65535 ms, SDL's too), and a play of an effect
+/// without a length (0: what hapticd uploaded until 2026-11-26 — ff-memless sends every such play
+/// twice).
+public let methodVariants: [(name: String, args: [String])] = [
+    ("update", ["--method", "update", "--length", "65535"]),
+    ("play", ["--method", "play", "--length", "65535"]),
+    ("play-length-0", ["--method", "play", "--length", "0"]),
+]
 
 public func methodHeader() -> String {
     func cell(_ s: String, _ width: Int) -> String { s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count) }
     return "METHOD " + cell("pad", 16) + cell("driver", 12) + cell("every", 6)
-        + cell("update: reach p50/p90", 12 + 8 + 13) + "play: reach p50/p90 ms, reports/value, lost/values(+excused)"
+        + cell("update: reach p50/p90", 12 + 8 + 13) + cell("play: reach p50/p90 ms, reports/value, lost/values(+excused)", 12 + 8 + 13)
+        + "play, length 0"
 }
 
 /// The stall monitor's log (`stallmon`): when the whole VM stood still (host load), which excuses a

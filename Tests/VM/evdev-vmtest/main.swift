@@ -46,7 +46,8 @@ do {
     check(uploads.dropFirst().allSatisfy { $0.fields["old"] == $0.fields["id"] }, "updates after the first replace the same effect in place")
     check(uploads.map { MotorMagnitudes(strong: UInt16($0.fields["strong"]!)!, weak: UInt16($0.fields["weak"]!)!) } == sent,
           "magnitudes arrive exactly as sent, in order")
-    check(uploads.allSatisfy { $0.fields["length"] == "0" }, "the effect plays until stopped (replay.length 0)")
+    check(uploads.allSatisfy { $0.fields["length"] == String(RumbleDevice.effectLength(for: device.updateMethod)) },
+          "the effect's length is its method's: 65535 ms played (a play is then one report in ff-memless; the pacer re-sends a held value), 0 in place", "\(uploads)")
     // How each update reaches the driver is the profile's `updateMethod` (issue 26 §2): xbox-one-usb's
     // values are played (ff-memless sends a play at once), an in-place profile's only started once.
     let plays = entries.filter { $0.event == "PLAY" }.map { $0.fields["value"]! }

@@ -899,16 +899,15 @@ if let d = startDaemon(), let c = try? HapticClient(path: socketPath) {
 
 step("method")
 // 11. The update method (issue 26 §2; drivers-vmtest's Method.swift does the same for the HID
-// drivers): straight on each pad's node with no hapticd running (bareclient, replay.length 0 as
-// hapticd uploads), a ramp of values written by updating the playing effect in place, and by playing
-// after every upload (SDL's way); per period, command → the report carrying the value, reports per
+// drivers): straight on each pad's node with no hapticd running (bareclient), a ramp of values
+// written by updating the playing effect in place, by playing after every upload (SDL's way), and by
+// playing an effect without a length (`methodVariants`); per period, command → the report carrying the value, reports per
 // value and values lost. Printed (`METHOD`, `MEASURE-METHOD`), not asserted.
-@MainActor func bareRamp(_ pad: Pad, method: String, period: Int) -> [(time: Double, strong: Int, weak: Int)]? {
+@MainActor func bareRamp(_ pad: Pad, method: [String], period: Int) -> [(time: Double, strong: Int, weak: Int)]? {
     guard let node = inputNode(pad.spec) else { return nil }
     let log = "/tmp/xpad-bare-\(pad.spec.type).log"
     unlink(log)
-    guard let pid = spawn(["/bin/bareclient", "--dev", node, "--log", log, "--method", method, "--length", "0",
-                           "ramp", "\(period)", "500"]) else { return nil }
+    guard let pid = spawn(["/bin/bareclient", "--dev", node, "--log", log] + method + ["ramp", "\(period)", "500"]) else { return nil }
     guard waitExit(pid) == 0 else { return nil }
     return Tail(path: log).newLines().compactMap { line in
         let w = line.split(separator: " ")
@@ -921,9 +920,9 @@ var methodLines: [String] = []
 for pad in pads {
     for period in [16, 12, 8, 6, 4] {
         var result: [String: MethodStats] = [:]
-        for method in ["update", "play"] {
+        for (method, args) in methodVariants {
             let before = pad.log.read().count
-            guard let cmds = bareRamp(pad, method: method, period: period) else {
+            guard let cmds = bareRamp(pad, method: args, period: period) else {
                 print("NOTE \(pad.label): bareclient --method \(method) ramp \(period) did not run")
                 continue
             }
@@ -938,7 +937,8 @@ for pad in pads {
                   + " reach_p50_ms=\(ms(percentile(st.reach, 0.5))) reach_p90_ms=\(ms(percentile(st.reach, 0.9)))"
                   + " reports=\(st.reports) values=\(st.values) lost=\(st.lost) excused=\(st.excused)")
         }
-        methodLines.append(methodRow(pad: pad.label, driver: "xpad", period: Double(period) / 1000, update: result["update"], play: result["play"]))
+        methodLines.append(methodRow(pad: pad.label, driver: "xpad", period: Double(period) / 1000, update: result["update"], play: result["play"],
+                                     playNoLength: result["play-length-0"]))
     }
 }
 print(methodHeader())
