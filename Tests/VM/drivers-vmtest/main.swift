@@ -348,7 +348,11 @@ struct Started {
     if let pattern { body.append("pattern", AHAPWriter.json(pattern)) }
     let sent = monotonicNow()
     let r = try client.request("play", body)
-    return Started(player: Int(number(r["player"]) ?? -1), sent: sent, engineTime: number(r["engine_time"]) ?? sent)
+    // When the pattern started: the reply's engine time less the player's offset, both read when the
+    // reply was made — after the first write, which under TCG can be milliseconds after the start
+    // (the emulated pad's process takes the one vCPU when the report lands), as xpad-vmtest reads it.
+    let start = number(r["engine_time"]).map { $0 - (number(r["offset"]) ?? 0) } ?? sent
+    return Started(player: Int(number(r["player"]) ?? -1), sent: sent, engineTime: start)
 }
 
 // MARK: the checks
