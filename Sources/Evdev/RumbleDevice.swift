@@ -50,7 +50,16 @@ public final class RumbleDevice {
     /// plays it (ff-memless sends a play at once: one report, the effect having a length),
     /// `.inPlace` uploads it into the playing effect (one report, on ff-memless's next jiffy). Set
     /// from the built-in profile that matches the pad, like `keepsEffectPlaying`.
-    public var updateMethod: DeviceProfile.UpdateMethod
+    ///
+    /// Changed while an effect is uploaded, the effect keeps the old method's length until its next
+    /// upload (`effectLength(for:)`): from a played effect (65.5 s) to in place, an idle effect kept
+    /// playing zeros would end by itself unseen. So the next non-zero value after a change is played,
+    /// whatever the method: uploaded with the new length and started again.
+    public var updateMethod: DeviceProfile.UpdateMethod {
+        didSet { if updateMethod != oldValue && effectID != nil { replayNext = true } }
+    }
+    /// The method changed with an effect uploaded: the next non-zero value is played (above).
+    public private(set) var replayNext = false
 
     /// The played effect's `replay.length`: 65.535 s, the longest there is (SDL's too), not 0
     /// ("until stopped"). ff-memless schedules its timer for a playing effect's next event: with no
@@ -123,7 +132,10 @@ public final class RumbleDevice {
     /// Sets both motors: `steps(for:…)`, done.
     public func set(_ m: MotorMagnitudes) throws(DeviceError) {
         try requireOpen(.upload)
-        try perform(Self.steps(for: m, current: current, isPlaying: isPlaying, method: updateMethod, keepsEffectPlaying: keepsEffectPlaying))
+        // After a method change a non-zero value starts the effect again (`updateMethod`).
+        let playing = isPlaying && !(replayNext && !m.isZero)
+        try perform(Self.steps(for: m, current: current, isPlaying: playing, method: updateMethod, keepsEffectPlaying: keepsEffectPlaying))
+        if !m.isZero { replayNext = false }
     }
 
     /// Carries out `set`'s, `refresh`'s or `close`'s steps, in order; the first failure ends them.

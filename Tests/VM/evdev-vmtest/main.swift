@@ -110,9 +110,21 @@ do {
     check(entries.map(\.event) == ["UPLOAD", "PLAY", "UPLOAD", "PLAY", "UPLOAD", "PLAY"] && entries[2].fields["strong"] == "7100"
             && entries[4].fields["strong"] == "7100" && entries.filter { $0.event == "PLAY" }.allSatisfy { $0.fields["value"] == "1" },
           "updateMethod play: every value, and a refresh, is an upload and a play", "\(entries)")
+    // The method changed while the effect plays (it has the old method's length): the next value is
+    // uploaded with the new method's length and played; the one after follows the new method.
+    device.updateMethod = .inPlace
+    let switched = log.read().count
+    try device.set(MotorMagnitudes(strong: 7200, weak: 8200))
+    try device.set(MotorMagnitudes(strong: 7300, weak: 8300))
+    entries = log.wait(from: switched, count: 4)
+    check(entries.map(\.event) == ["UPLOAD", "PLAY", "UPLOAD", "UPLOAD"] && entries[0].fields["length"] == "0"
+            && entries[2].fields["strong"] == "7300",
+          "a method changed while playing: the next value is uploaded with the new length and played, the one after updated in place",
+          "\(entries)")
+    device.updateMethod = .play
     try device.set(.zero)
-    _ = log.wait(from: start, count: 7)  // the stop has reached the pad before the next part counts
-    // In place (the Xbox 360, Xbox over Bluetooth and Switch profiles): the playing effect is updated.
+    _ = log.wait(from: start, count: 11)  // the stop has reached the pad before the next part counts
+    // In place (the Switch Pro profiles): the playing effect is updated.
     device.updateMethod = .inPlace
     start = log.read().count
     try device.set(MotorMagnitudes(strong: 7000, weak: 8000))
