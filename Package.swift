@@ -103,7 +103,7 @@ let package = Package(
             dependencies: ["HapticCore", "HapticDaemon", "HapticClient", "CoreHaptics", "Evdev", "BoundedIO", .product(name: "Logging", package: "swift-log")]
         ),
         // Runs inside the qemu VM against a uinput pad (scripts/vm-test.sh); built as a static executable.
-        .target(name: "VMTestSupport", path: "Tests/VM/VMTestSupport"),
+        .target(name: "VMTestSupport", dependencies: ["HapticClient", "HapticCore"], path: "Tests/VM/VMTestSupport"),
         .executableTarget(name: "evdev-vmtest", dependencies: ["Evdev", "HapticCore", "VMTestSupport"], path: "Tests/VM/evdev-vmtest"),
         .executableTarget(
             name: "engine-vmtest", dependencies: ["Evdev", "HapticCore", "HapticDaemon", "VMTestSupport"],

@@ -21,11 +21,7 @@ let socketPath = "/tmp/hapticd.sock"
 func startDaemon() -> pid_t? {
     // No --config: the default path does not exist in the VM, which means built-in defaults.
     guard let pid = spawn([hapticd, "--socket", socketPath]) else { return nil }
-    let ready = firstValue(within: 15) { () -> Bool? in
-        guard let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil else { return nil }
-        return true
-    }
-    return ready == nil ? nil : pid
+    return answeringClient(at: socketPath) == nil ? nil : pid
 }
 
 func waitExit(_ pid: pid_t) -> Int32 {

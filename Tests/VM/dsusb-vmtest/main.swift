@@ -34,11 +34,7 @@ func string(_ v: JSONValue?) -> String? {
     unlink(socketPath)
     guard let pid = spawn(["/bin/sh", "-c", "exec \(hapticd) --socket \(socketPath) --log-level info 2>>\(log)"]) else { return false }
     daemonPID = pid
-    // Ready when it answers a ping.
-    guard let c = firstValue(within: 15, { () -> HapticClient? in
-        guard let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil else { return nil }
-        return c
-    }) else { return false }
+    guard let c = answeringClient(at: socketPath) else { return false }
     client = c
     return true
 }

@@ -118,11 +118,7 @@ func ms(_ x: Double?) -> String {
         + (asUser == nil ? "" : "\"") + " 2>>\(log)"]
     guard let pid = spawn(words) else { return false }
     daemonPID = pid
-    // Ready when it answers a ping.
-    guard let c = firstValue(within: 15, { () -> HapticClient? in
-        guard let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil else { return nil }
-        return c
-    }) else { return false }
+    guard let c = answeringClient(at: socketPath) else { return false }
     client = c
     return true
 }

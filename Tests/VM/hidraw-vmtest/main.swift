@@ -183,11 +183,7 @@ var extraPads: [Pad] = []
     if let asUser { words = ["/bin/su", asUser, "-c", "exec " + line.joined(separator: " ") + " 2>>/tmp/hapticd-\(asUser).log"] }
     guard let pid = spawn(words) else { return false }
     daemonPID = pid
-    // Ready when it answers a ping.
-    guard let c = firstValue(within: 15, { () -> HapticClient? in
-        guard let c = try? HapticClient(path: socketPath), (try? c.request("ping")) != nil else { return nil }
-        return c
-    }) else { return false }
+    guard let c = answeringClient(at: socketPath) else { return false }
     client = c
     return true
 }
@@ -269,11 +265,7 @@ struct Started {
     if let locality { body.append("locality", .string(locality)) }
     let sent = monotonicNow()
     guard let r = try? client.request("play", body) else { return nil }
-    // When the pattern started: the reply's engine time less the player's offset, both read when the
-    // reply was made — after the first write, which under TCG can be milliseconds after the start
-    // (the emulated pad's process takes the one vCPU when the report lands), as xpad-vmtest reads it.
-    let start = number(r["engine_time"]).map { $0 - (number(r["offset"]) ?? 0) } ?? sent
-    return Started(player: Int(number(r["player"]) ?? -1), sent: sent, engineTime: start)
+    return Started(player: Int(number(r["player"]) ?? -1), sent: sent, engineTime: patternStart(r, fallback: sent))
 }
 
 @MainActor func constant(_ duration: Double, intensity: Double = 0.8, sharpness: Double = 0.5) -> HapticPattern {
