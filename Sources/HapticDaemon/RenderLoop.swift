@@ -71,17 +71,22 @@ public final class RenderLoop: @unchecked Sendable {
 
     private final class Pad {
         let pipeline: PadPipeline
-        var sink: (any MotorSink)?
+        var sink: (any MotorSink)? {
+            // Cast once here, not on every tick and command (a protocol cast asks the Swift runtime
+            // for the conformance each time: ~300 instructions, three times per command).
+            didSet { waveform = sink as? any WaveformTransport }
+        }
+        /// The pad's waveform transport, when its sink has one (a DualSense over Bluetooth or USB).
+        private(set) var waveform: (any WaveformTransport)?
         /// Makes the engine of a locality, wired and configured like the pad's first.
         let makeEngine: (Locality) -> HapticEngine
         init(pipeline: PadPipeline, sink: any MotorSink, makeEngine: @escaping (Locality) -> HapticEngine) {
             self.pipeline = pipeline
             self.sink = sink
+            self.waveform = sink as? any WaveformTransport
             self.makeEngine = makeEngine
         }
         var engines: [HapticEngine] { pipeline.engines.map(\.engine) }
-        /// The pad's waveform transport, when its sink has one (a DualSense over Bluetooth or USB).
-        var waveform: (any WaveformTransport)? { sink as? any WaveformTransport }
         /// Whether the waveform stream renders the pad (then it is the pad's only renderer: no
         /// `tick()`, no catch-up).
         var streamsWaveform: Bool { waveform?.usesWaveform ?? false }
