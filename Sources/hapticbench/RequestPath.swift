@@ -97,7 +97,7 @@ enum RequestPath {
     /// `play`, a rumble from rest, changed in place and stopped, and `player.send_parameters`, back to back in-process, `iterations` times, no pauses (most plays are then
     /// held by the pacer: the parsing, decoding, dispatch and replies are what runs) — for a profiler
     /// (`perf record`, `valgrind --tool=callgrind`): `hapticbench --only pathprofile`.
-    static func profile(_ core: DaemonCore, _ id: ClientID, iterations: Int) -> Double {
+    static func profile(_ core: DaemonCore, _ id: ClientID, iterations: Int, rumbleOnly: Bool = false) -> Double {
         let click = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":0.002}}]}"#
         let hum = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","Time":0,"EventDuration":1000}}]}"#
         let created = core.handle(line: #"{"id":10,"cmd":"player.create","pattern":\#(hum)}"#, from: id)
@@ -107,6 +107,15 @@ enum RequestPath {
         _ = core.handle(line: #"{"id":11,"cmd":"player.start","player":\#(player)}"#, from: id)
         let t0 = RequestProbe.now()
         for i in 0..<iterations {
+            if rumbleOnly {
+                // A game's click: a rumble from rest to the pad, then its stop; the last one alone in
+                // `lastCommand` (one command's footprint: `valgrind --toggle-collect='*lastCommand*'`).
+                let on = #"{"id":4,"cmd":"rumble","device":0,"strong":0.75,"weak":0.5,"duration":5}"#
+                let reply = i == iterations - 1 ? lastCommand { core.handle(line: on, from: id) } : core.handle(line: on, from: id)
+                let off = core.handle(line: #"{"id":6,"cmd":"rumble","device":0,"strong":0,"weak":0}"#, from: id)
+                guard reply.contains(#""ok":true"#), off.contains(#""stopped":true"#) else { fatalError("rumble failed: \(reply) \(off)") }
+                continue
+            }
             _ = core.handle(line: #"{"id":2,"cmd":"play","pattern":\#(click)}"#, from: id)
             // A game's rumble: from rest, changed in place, stopped.
             _ = core.handle(line: #"{"id":4,"cmd":"rumble","strong":0.8,"weak":0.3,"duration":0.5}"#, from: id)
@@ -114,11 +123,14 @@ enum RequestPath {
             _ = core.handle(line: #"{"id":6,"cmd":"rumble","strong":0,"weak":0}"#, from: id)
             _ = core.handle(line: #"{"id":12,"cmd":"player.send_parameters","player":\#(player),"parameters":{"intensity":\#(i % 2 == 0 ? 0.5 : 0.9)}}"#, from: id)
         }
-        let perCommand = Double(RequestProbe.now() - t0) / 1e3 / Double(5 * iterations)
+        let perCommand = Double(RequestProbe.now() - t0) / 1e3 / Double((rumbleOnly ? 2 : 5) * iterations)
         _ = core.handle(line: #"{"id":13,"cmd":"player.destroy","player":\#(player)}"#, from: id)
         _ = core.handle(line: #"{"id":3,"cmd":"stop_all"}"#, from: id)
         return perCommand
     }
+
+    /// The profile's last command alone, for `valgrind --toggle-collect` (one command's footprint).
+    @inline(never) static func lastCommand(_ body: () -> String) -> String { body() }
 
     static func run(_ sender: Sender, iterations: Int) throws -> [StageTimes] {
         RequestProbe.enabled = true

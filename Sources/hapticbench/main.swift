@@ -17,6 +17,7 @@ if CommandLine.arguments.contains("--help") {
     print("  wakeups, writes, CPU, onset error, per pattern")
     print("  sections: \(sections.joined(separator: ", ")) (default: all but pathprofile and onset, the latter a part of event run alone)")
     print("  --nice N: the whole process at nice N, as the service runs (Nice=-5)")
+    print("  --rumble: pathprofile runs only a game's clicks (a rumble from rest, then 0/0)")
     exit(0)
 }
 /// `--only render,socket`: just those sections.
@@ -245,7 +246,9 @@ let pathInProcess: [StageTimes] = try want("path") ? {
 if want("pathprofile") {
     guard case .success(let id) = core.connect(credentials: nil, outlet: NoOutlet()) else { fatalError("could not connect in-process") }
     let n = quick ? 2000 : 20000
-    print("pathprofile: \(n) × (play, rumble from rest, in place, 0/0, player.send_parameters) in-process, hot: \(f(RequestPath.profile(core, id, iterations: n), 2)) µs per command")
+    let rumbleOnly = CommandLine.arguments.contains("--rumble")
+    let what = rumbleOnly ? "(rumble from rest, 0/0)" : "(play, rumble from rest, in place, 0/0, player.send_parameters)"
+    print("pathprofile: \(n) × \(what) in-process, hot: \(f(RequestPath.profile(core, id, iterations: n, rumbleOnly: rumbleOnly), 2)) µs per command")
 }
 // player.start → write through the Swift CoreHaptics library and through the raw socket.
 let startToWrite = want("library")
