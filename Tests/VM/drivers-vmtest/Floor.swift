@@ -119,51 +119,17 @@ func sleepUntil(_ t: Double) {
 
 /// One `rumble` request line as a game writes it (the raw clicks and ramps): 5 s, or 0/0 to stop.
 func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
-    var body = JSONObject([
-        "id": .number(Double(id)), "cmd": .string("rumble"), "device": .number(Double(pad.device)),
-        "strong": .number(Double(m.strong) / 65535), "weak": .number(Double(m.weak) / 65535),
-    ])
-    if !m.isZero { body.append("duration", .number(5)) }
-    return Array((JSONWriter.write(.object(body)) + "\n").utf8)
-}
-
-/// A connection of its own to hapticd's socket, for lines written as they are (nil: could not connect).
-func rawConnection() -> Int32? {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return nil }
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { buf in
-        for (i, b) in socketPath.utf8.prefix(buf.count - 1).enumerated() { buf[i] = b }
-    }
-    let ok = withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard ok == 0 else { close(fd); return nil }
-    return fd
+    rumbleLine(id: id, device: pad.device, strong: Double(m.strong) / 65535, weak: Double(m.weak) / 65535, duration: m.isZero ? nil : 5)
 }
 
 /// The clicks again as a C game sends them through libhapticd: the request line made, stamped just
 /// before it is written, its reply read before the next — without this program's Swift client
 /// (`HapticClient`, its reader thread and completion hand-off) in the measurement.
 @MainActor func hapticdRawClicks(_ pad: Pad) -> [Command] {
-    guard let fd = rawConnection() else { return [] }
-    defer { close(fd) }
+    guard let raw = RawConnection(path: socketPath) else { return [] }
     var out: [Command] = []
-    var buf = [UInt8](repeating: 0, count: 65536)
     func send(_ m: MotorMagnitudes, _ id: Int) -> Command? {
-        let line = rumbleLine(pad, m, id: id)
-        let t = monotonicNow()
-        guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else { return nil }
-        // Its reply (one line).
-        let end = t + 5
-        while monotonicNow() < end {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, 100) > 0 else { continue }
-            let n = read(fd, &buf, buf.count)
-            if n <= 0 { return nil }
-            if buf[n - 1] == UInt8(ascii: "\n") { break }
-        }
+        guard let t = raw.send(rumbleLine(pad, m, id: id)), raw.readReplies(1) == 1 else { return nil }
         return Command(time: t, value: m)
     }
     for k in 0..<floorClicks {
@@ -179,13 +145,9 @@ func rawConnection() -> Int32? {
 /// A ramp through hapticd's socket as a game loop sends it: one `rumble` line per period on absolute
 /// deadlines, not waiting for the replies (read at the end), each stamped just before it is written.
 @MainActor func hapticdRamp(_ pad: Pad, periodMilliseconds: Int) -> [Command] {
-    guard let fd = rawConnection() else { return [] }
-    defer { close(fd) }
+    guard let raw = RawConnection(path: socketPath) else { return [] }
     func send(_ m: MotorMagnitudes, _ id: Int) -> Command? {
-        let line = rumbleLine(pad, m, id: id)
-        let t = monotonicNow()
-        let n = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        return n == line.count ? Command(time: t, value: m) : nil
+        raw.send(rumbleLine(pad, m, id: id)).map { Command(time: $0, value: m) }
     }
     var out: [Command] = []
     let steps = floorRampMilliseconds / periodMilliseconds
@@ -198,16 +160,7 @@ func rawConnection() -> Int32? {
     }
     if let c = send(.zero, steps + 1) { out.append(c) }
     // Every reply, then close (a rumble stops with its connection; the last command stopped it).
-    var replies = 0
-    var buf = [UInt8](repeating: 0, count: 65536)
-    let end = monotonicNow() + 5
-    while replies < steps + 1 && monotonicNow() < end {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 100) > 0 else { continue }
-        let n = read(fd, &buf, buf.count)
-        if n <= 0 { break }
-        replies += buf[0..<n].filter { $0 == UInt8(ascii: "\n") }.count
-    }
+    raw.readReplies(steps + 1)
     return out
 }
 

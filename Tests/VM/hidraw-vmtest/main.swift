@@ -583,8 +583,8 @@ func rampResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> Response {
 }
 
 @MainActor func rumbleCommand(_ pad: Pad, _ level: Double, triggers: Bool = false) -> Command? {
-    let t = monotonicNow()
     if triggers {
+        let t = monotonicNow()
         // The trigger motors: a constant on the `triggers` locality (SDL: SDL_GameControllerRumbleTriggers).
         guard level > 0 else { _ = try? client.request("stop_all"); return Command(time: t, level: 0) }
         guard play(pad, constant(5, intensity: level), locality: "triggers") != nil else { return nil }
@@ -592,8 +592,51 @@ func rampResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> Response {
     }
     var body = JSONObject(["device": .number(Double(pad.device)), "strong": .number(level), "weak": .number(level * 0.67)])
     if level > 0 { body.append("duration", .number(5)) }
+    // Stamped as sdlrumble stamps SDL's call: its arguments made, just before the call.
+    let t = monotonicNow()
     guard (try? client.request("rumble", body)) != nil else { return nil }
     return Command(time: t, level: level)
+}
+
+/// The clicks and the 16 ms ramp of `hapticdBenchmark` as a C game sends them through libhapticd:
+/// `rumble` lines written as they are on a connection of their own, each stamped just before its
+/// write; a click's reply read before the next command, the ramp's at the end.
+@MainActor func hapticdRawBenchmark(_ pad: Pad) -> (clicks: [Double], ramp: Response) {
+    guard let raw = RawConnection(path: socketPath) else { return ([], Response()) }
+    var id = 0
+    func send(_ level: Double, wait: Bool) -> Command? {
+        id += 1
+        let line = rumbleLine(id: id, device: pad.device, strong: level, weak: level * 0.67, duration: level > 0 ? 5 : nil)
+        guard let t = raw.send(line), !wait || raw.readReplies(1) == 1 else { return nil }
+        return Command(time: t, level: level)
+    }
+    var cmds: [Command] = []
+    let t0 = monotonicNow()
+    for _ in 0..<15 {
+        if let c = send(0.75, wait: true) { cmds.append(c) }
+        sleepFor(0.06)
+        if let c = send(0, wait: true) { cmds.append(c) }
+        sleepFor(0.24)
+    }
+    waitUntil(1) { pad.atRest }
+    let clicks = clicksResponse(cmds, reports(pad, t0, monotonicNow()))
+    let traced = traceWrites(pad.device).filter { $0.0 >= t0 }.map { ($0.0, $0.1 ? 1 : 0) }
+    pad.measures["raw_cmd_to_write_p50_ms"] = ms(percentile(of: clicksResponse(cmds, traced), 50))
+    sleepFor(0.2)
+    var ramp: [Command] = []
+    let r0 = monotonicNow()
+    var next = r0
+    for k in 1...30 {
+        if let c = send(0.02 * Double(k), wait: false) { ramp.append(c) }
+        next += 0.016
+        let wait = next - monotonicNow()
+        if wait > 0 { usleep(UInt32(wait * 1e6)) }
+    }
+    sleepFor(0.3)
+    _ = send(0, wait: false)
+    raw.readReplies(31)
+    waitUntil(1) { pad.atRest }
+    return (clicks, rampResponse(ramp, reports(pad, r0, monotonicNow())))
 }
 
 /// Clicks (60 ms on, 240 ms off) and a 16 ms ramp through hapticd's socket, as sdlrumble does through SDL.
@@ -713,6 +756,7 @@ let caps = mapDevices()
 for pad in pads where pad.device >= 0 { checkCapabilities(pad, caps[pad.type]) }
 
 var bench: [String: (clicks: [Double], ramp: Response)] = [:]
+var benchRaw: [String: (clicks: [Double], ramp: Response)] = [:]
 var benchTriggers: [String: (clicks: [Double], ramp: Response)] = [:]
 for pad in pads where pad.device >= 0 {
     let begin = monotonicNow()
@@ -722,6 +766,7 @@ for pad in pads where pad.device >= 0 {
     inputStillDelivered(pad)
     stops(pad)
     bench[pad.type] = hapticdBenchmark(pad)
+    benchRaw[pad.type] = hapticdRawBenchmark(pad)
     if !pad.isSwitch { benchTriggers[pad.type] = hapticdBenchmark(pad, triggers: true) }
     print("pad \(pad.type): \(Int((monotonicNow() - begin) * 1000)) ms")
 }
@@ -852,6 +897,7 @@ if let usb = pads.first(where: { $0.type == "switch-pro-usb" }) {
                       "backend \(string(c?["backend"]) ?? "-") node \(string(c?["hidraw_node"]) ?? "-") fallback \(string(c?["backend_fallback"]) ?? "-")")
                 gadget.interval = number(c?["minimum_update_interval"]) ?? 0
                 bench[gadget.type] = hapticdBenchmark(gadget)
+                benchRaw[gadget.type] = hapticdRawBenchmark(gadget)
             }
             _ = stopDaemon()
         }
@@ -872,6 +918,7 @@ func row(_ pad: String, _ who: String, _ clicks: [Double], _ r: Response?, _ not
 table.append(cell("pad", 16) + cell("path", 22) + cell("cmd→report p50/p99", 22) + cell("ramp lag p50/max", 16) + cell("lost", 6) + cell("last", 8))
 for pad in sdlPads {
     if let h = bench[pad.type] { table.append(row(pad.type, "hapticd hidraw", h.clicks, h.ramp)) }
+    if let h = benchRaw[pad.type] { table.append(row(pad.type, "hapticd hidraw, raw", h.clicks, h.ramp)) }
     if let h = benchTriggers[pad.type] { table.append(row(pad.type, "hapticd triggers", h.clicks, h.ramp)) }
     for mode in pad.isSwitch ? ["rumble"] : ["rumble", "triggers"] {
         let t0 = monotonicNow()
