@@ -382,4 +382,27 @@ final class Recorder {
         #expect(record.ended.map(\.1) == [.finished])
         _ = p
     }
+
+    /// A one-shot started when another one-shot has run out but the engine has not yet advanced past
+    /// its end (the loop had not woken for it when the command came) plays: the other's end is
+    /// processed in the same pass as the new start, and only the one that ended is reaped. (It was
+    /// destroyed with the ended one, unheard: a `rumble` or `play` lost.)
+    @Test(arguments: ["rumble", "play"])
+    func aOneShotStartedAsAnotherRunsOutPlays(kind: String) throws {
+        engine.start()
+        try engine.start(engine.makeRumble(strong: 0.3, weak: 0.3, duration: 0.001))
+        #expect(!at(0).isZero, "the first sounds")
+        clock.now = 0.004  // the first ran out at 0.001; nothing has advanced the engine since
+        let second: PlayerID
+        if kind == "rumble" {
+            second = try engine.makeRumble(strong: 0.8, weak: 0, duration: 0.010)
+            try engine.start(second)
+        } else {
+            second = try engine.playPattern(strongPattern(duration: 0.010, intensity: 0.8))
+        }
+        #expect(try engine.status(second).phase == .playing)
+        #expect(engine.output(at: clock.now).strong > 0, "the second one sounds")
+        #expect(record.ended.count == 1 && record.ended[0].1 == .finished, "only the first ended")
+    }
 }
+

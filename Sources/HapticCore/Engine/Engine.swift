@@ -510,9 +510,16 @@ public final class HapticEngine {
     /// Applies every pending command due by `now`, in time order, each at its own time; ends players
     /// that ran out; runs the idle and finished checks.
     private func advance(to now: Double) {
-        while let (id, command) = nextDue(by: now) {
-            endPlayersRunOut(by: command.time)
-            apply(command.command, to: id, at: command.time)
+        while let (p, due) = nextDue(by: now) {
+            // Players that ran out before the command end first. The command stays pending on its
+            // player meanwhile: a one-shot about to start is active, and is not reaped with the
+            // one-shots that ended (taken off first, a play started in the same pass as another
+            // one-shot's end was destroyed unheard — a pulse lost, caught by NothingLostTests at a
+            // 4 ms interval).
+            endPlayersRunOut(by: due.time)
+            guard players[p.id] === p, p.pending.first?.sequence == due.sequence else { continue }
+            p.pending.removeFirst()
+            apply(due.command, to: p.id, at: due.time)
         }
         endPlayersRunOut(by: now)
         checkFinished()
@@ -526,15 +533,14 @@ public final class HapticEngine {
         }
     }
 
-    private func nextDue(by now: Double) -> (PlayerID, PlayerState.Pending)? {
+    /// The earliest command due by `now` and its player (still pending: `advance` takes it off).
+    private func nextDue(by now: Double) -> (PlayerState, PlayerState.Pending)? {
         var best: (PlayerState, PlayerState.Pending)?
         for p in order {
             guard let first = p.pending.first, first.time <= now else { continue }
             if best == nil || (first.time, first.sequence) < (best!.1.time, best!.1.sequence) { best = (p, first) }
         }
-        guard let (p, pending) = best else { return nil }
-        p.pending.removeFirst()
-        return (p.id, pending)
+        return best
     }
 
     private func endPlayersRunOut(by t: Double) {
