@@ -173,7 +173,8 @@ let slowPad: DeviceProfile = {
     /// ff-memless can lose an in-place update (its timer may send the old values); a settling profile
     /// sends the last value of a burst once more, two intervals after it was written — a zero one.
     @Test func theLastValueOfABurstIsSentOnceMore() {
-        var settling = DeviceProfile.dualSense  // 8 ms; played values do not settle, so it is set here
+        var settling = DeviceProfile.dualSense  // played values do not settle, so it is set here
+        settling.minimumUpdateInterval = 0.008
         settling.settles = true
         var pacer = Pacer(profile: settling)
         #expect(pacer.offer(a, at: 0) == .set(pacer.quantized(a)))

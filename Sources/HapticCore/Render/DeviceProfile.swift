@@ -299,9 +299,10 @@ extension DeviceProfile {
         matches: [0x02D1, 0x02DD, 0x02E3, 0x02EA, 0x0B00, 0x0B12].map {
             .init(bus: busUSB, vendor: 0x045E, product: $0)
         },
-        // xpad sends `magnitude >> 9` in the GIP packet; the 4 ms endpoint plus a jiffy: 8 ms. Played:
-        // at once (VM: 0.4–0.6 ms to the pad, in place 0.8–3).
-        minimumUpdateInterval: 0.008, quantization: .bits7,
+        // xpad sends `magnitude >> 9` in the GIP packet, one transfer in flight on a 4 ms endpoint.
+        // Played (one report, at once): every 6 ms a value reaches the pad in 0.6 ms and none is lost;
+        // every 4 ms they queue behind the transfer in flight (5 ms to the pad, VM). So 6 ms.
+        minimumUpdateInterval: 0.006, quantization: .bits7,
         transientPulse: .init(sharp: 0.030, dull: 0.080, minimum: 0.016), strongFloor: 0.06, weakFloor: 0.06)
 
     public static let xboxBluetooth = DeviceProfile(
@@ -319,10 +320,12 @@ extension DeviceProfile {
 
     /// hid-sony on Linux ≤ 6.1 (hid-playstation from 6.2): 8-bit motors, every report carries them.
     /// The pad stops on its own after about 5 s, so the value is re-sent every 2 s (SDL does too).
+    /// 5 ms: the pad's interrupt OUT endpoint (full speed, bInterval 5); the driver takes a played
+    /// value every 4 ms without loss (VM), one report each.
     public static let dualShock4 = DeviceProfile(
         name: "dualshock4", displayName: "DualShock 4 over USB (hid-sony / hid-playstation)",
         matches: [0x05C4, 0x09CC, 0x0BA0].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.008, quantization: .bits8, refreshInterval: 2.0)
+        minimumUpdateInterval: 0.005, quantization: .bits8, refreshInterval: 2.0)
 
     public static let dualShock4Bluetooth = DeviceProfile(
         name: "dualshock4-bluetooth", displayName: "DualShock 4 over Bluetooth (hid-sony / hid-playstation)",
@@ -341,10 +344,12 @@ extension DeviceProfile {
         matches: [.init(bus: busBluetooth, vendor: 0x054C, product: 0x0268)],
         minimumUpdateInterval: 0.010, quantization: .bits8, weakQuantization: .onOffBits8)
 
+    /// 4 ms: the pad's interrupt OUT endpoint (high speed, bInterval 6: every 4 ms); hid-playstation
+    /// takes a played value every 4 ms without loss (VM), one report each.
     public static let dualSense = DeviceProfile(
         name: "dualsense", displayName: "DualSense / DualSense Edge over USB (hid-playstation)",
         matches: [0x0CE6, 0x0DF2].map { .init(bus: busUSB, vendor: 0x054C, product: $0) },
-        minimumUpdateInterval: 0.008, quantization: .bits8)
+        minimumUpdateInterval: 0.004, quantization: .bits8)
 
     public static let dualSenseBluetooth = DeviceProfile(
         name: "dualsense-bluetooth", displayName: "DualSense / DualSense Edge over Bluetooth (hid-playstation)",

@@ -560,7 +560,7 @@ func step(_ name: String) { print("STEP \(name) at \(ms(now() - testStart)) ms")
 
 /// The intervals this test finds right for xpad (docs/devices.md, "xpad"): hapticd runs with them where
 /// the built-in profile is faster, and the built-in values are measured against them in step 9.
-let recommended = ["xbox360": 0.008, "xbox-one-usb": 0.008]
+let recommended = ["xbox360": 0.008, "xbox-one-usb": 0.006]
 var mainIntervals: [String: Double] = [:]
 for pad in pads {
     let r = recommended[pad.spec.profile]!
