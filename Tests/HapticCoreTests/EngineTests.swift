@@ -404,5 +404,46 @@ final class Recorder {
         #expect(engine.output(at: clock.now).strong > 0, "the second one sounds")
         #expect(record.ended.count == 1 && record.ended[0].1 == .finished, "only the first ended")
     }
+
+    /// The same with the second one's start scheduled (a `rumble` with a delay): due at 0.004, after
+    /// the first ran out at 0.001, both taken in one pass when the engine next renders.
+    @Test func aScheduledOneShotStartDueAsAnotherRunsOutPlays() throws {
+        engine.start()
+        try engine.start(engine.makeRumble(strong: 0.3, weak: 0.3, duration: 0.001))
+        let second = try engine.makeRumble(strong: 0.8, weak: 0, duration: 0.010)
+        try engine.start(second, at: .at(0.004))
+        #expect(!at(0).isZero)
+        #expect(at(0.006).strong > 0, "the second one sounds")
+        #expect(try engine.status(second).phase == .playing)
+    }
+
+    /// A one-shot made and not yet started is not reaped when another one-shot ends meanwhile.
+    @Test func aOneShotNotYetStartedOutlivesAnothersEnd() throws {
+        engine.start()
+        try engine.start(engine.makeRumble(strong: 0.3, weak: 0.3, duration: 0.001))
+        let second = try engine.makeRumble(strong: 0.8, weak: 0, duration: 0.010)
+        #expect(at(0.004).isZero, "the first ended and was reaped")
+        #expect(try engine.status(second).phase == .idle)
+        try engine.start(second)
+        #expect(at(0.005).strong > 0)
+        // Stopped before it ever started, a one-shot goes as before.
+        let third = try engine.makeRumble(strong: 0.8, weak: 0, duration: 0.010)
+        try engine.cancel(third)
+        #expect(throws: EngineError.self) { try engine.status(third) }
+    }
+
+    /// A start that a callback cancels while the pass that would apply it ends another player: the
+    /// start is not applied, and the pass ends.
+    @Test func aStartCancelledByAnEndCallbackIsNotApplied() throws {
+        engine.start()
+        let first = try engine.makeRumble(strong: 0.3, weak: 0.3, duration: 0.001)
+        try engine.start(first)
+        let second = try engine.makeRumble(strong: 0.8, weak: 0, duration: 0.010)
+        try engine.start(second, at: .at(0.004))
+        let e = engine
+        engine.playerEnded = { id, _ in if id == first { try? e.cancel(second) } }
+        #expect(at(0.006).isZero, "the cancelled one never sounds")
+        #expect(!engine.playerIDs.contains(second))
+    }
 }
 

@@ -190,6 +190,7 @@ public final class HapticEngine {
         let id = nextPlayerID
         nextPlayerID += 1
         let player = PlayerState(id: id, compiled: compiled, isAdvanced: advanced, isOneShot: oneShot)
+        player.awaitingFirstCommand = oneShot
         players[id] = player
         order.append(player)
         return id
@@ -298,6 +299,7 @@ public final class HapticEngine {
         let p = try player(id)
         let t = currentTime
         let wasActive = p.isActive
+        p.awaitingFirstCommand = false
         p.pending = []
         p.controls.removeEntries(after: t)
         p.phase = .idle
@@ -587,8 +589,9 @@ public final class HapticEngine {
     }
 
     private func removeEndedOneShots() {
-        guard order.contains(where: { $0.isOneShot && !$0.isActive }) else { return }
-        for p in order where p.isOneShot && !p.isActive { players[p.id] = nil }
+        func ended(_ p: PlayerState) -> Bool { p.isOneShot && !p.isActive && !p.awaitingFirstCommand }
+        guard order.contains(where: ended) else { return }
+        for p in order where ended(p) { players[p.id] = nil }
         order.removeAll { players[$0.id] == nil }
     }
 
@@ -682,6 +685,7 @@ public final class HapticEngine {
     /// Inserts a command in time order (after others at the same time), by binary search.
     private func insert(_ p: PlayerState, _ command: PlayerState.Command, at t: Double) {
         mutations &+= 1
+        p.awaitingFirstCommand = false
         sequence += 1
         var lo = 0
         var hi = p.pending.count

@@ -62,6 +62,9 @@ final class PlayerState {
     let isAdvanced: Bool
     /// A one-shot player made by `playPattern`: destroyed when it ends.
     let isOneShot: Bool
+    /// A one-shot just made, not yet given a command: not reaped with the one-shots that ended (it
+    /// is idle with nothing pending until its caller starts it).
+    var awaitingFirstCommand = false
     var phase = Phase.idle
     var pending: [Pending] = []
     var controls = ControlTimelines()
