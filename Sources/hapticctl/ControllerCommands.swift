@@ -18,7 +18,8 @@ struct Caps: ParsableCommand {
                 return "?"
             }
             // The profile's own; every pad's held value is re-sent after `DeviceProfile.maximumHold` besides.
-            let refresh = num(r, "refresh_interval").map { "every \(Format.fixed($0, 3)) s" } ?? "none (a held value every 30 s)"
+            let refresh = num(r, "refresh_interval").map { "every \(Format.fixed($0, 3)) s" }
+                ?? "none (a held value every \(Format.fixed(DeviceProfile.maximumHold, 0)) s)"
             // Voice-coil waveforms or motor magnitudes, through what, and why not waveforms where it could.
             var haptics = "\(str(r, "haptics") ?? "rumble") through \(str(r, "haptics_transport") ?? str(r, "backend") ?? "?")"
             if let why = str(r, "haptics_reason") { haptics += " (\(why))" }

@@ -598,9 +598,48 @@ func rampResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> Response {
     return Command(time: t, level: level)
 }
 
-/// The clicks and the 16 ms ramp of `hapticdBenchmark` as a C game sends them through libhapticd:
-/// `rumble` lines written as they are on a connection of their own, each stamped just before its
-/// write; a click's reply read before the next command, the ramp's at the end.
+/// The benchmark's commands, sent by the caller's own way: 15 clicks (`click(0.75)`, 60 ms later
+/// `click(0)`, 300 ms apart) and a 16 ms ramp (`step(k, level)` for 30 steps of 0.02 … 0.6, then
+/// `stop()`); the pad's responses, and from hapticd's trace the clicks' command → write as the pad's
+/// `<measure>_p50_ms` / `_p99_ms`.
+@MainActor func clicksAndRamp(
+    _ pad: Pad, measure: String, click: (Double) -> Command?, prepareRamp: () -> Void = {},
+    step: (Int, Double) -> Command?, stop: () -> Void
+) -> (clicks: [Double], ramp: Response) {
+    var cmds: [Command] = []
+    let t0 = monotonicNow()
+    for _ in 0..<15 {
+        if let c = click(0.75) { cmds.append(c) }
+        sleepFor(0.06)
+        if let c = click(0) { cmds.append(c) }
+        sleepFor(0.24)
+    }
+    waitUntil(1) { pad.atRest }
+    let clicks = clicksResponse(cmds, reports(pad, t0, monotonicNow()))
+    // The same from hapticd's trace: command → its write (hapticd's own share of the latency).
+    let traced = clicksResponse(cmds, traceWrites(pad.device).filter { $0.0 >= t0 }.map { ($0.0, $0.1 ? 1 : 0) })
+    pad.measures["\(measure)_p50_ms"] = ms(percentile(of: traced, 50))
+    pad.measures["\(measure)_p99_ms"] = ms(percentile(of: traced, 99))
+    sleepFor(0.2)
+    prepareRamp()
+    var ramp: [Command] = []
+    let r0 = monotonicNow()
+    var next = r0
+    for k in 1...30 {
+        if let c = step(k, 0.02 * Double(k)) { ramp.append(c) }
+        next += 0.016
+        let wait = next - monotonicNow()
+        if wait > 0 { usleep(UInt32(wait * 1e6)) }
+    }
+    sleepFor(0.3)
+    stop()
+    waitUntil(1) { pad.atRest }
+    return (clicks, rampResponse(ramp, reports(pad, r0, monotonicNow())))
+}
+
+/// The benchmark as a C game sends it through libhapticd: `rumble` lines written as they are on a
+/// connection of their own, each stamped just before its write; a click's reply read before the next
+/// command, the ramp's at the end.
 @MainActor func hapticdRawBenchmark(_ pad: Pad) -> (clicks: [Double], ramp: Response) {
     guard let raw = RawConnection(path: socketPath) else { return ([], Response()) }
     var id = 0
@@ -610,87 +649,44 @@ func rampResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> Response {
         guard let t = raw.send(line), !wait || raw.readReplies(1) == 1 else { return nil }
         return Command(time: t, level: level)
     }
-    var cmds: [Command] = []
-    let t0 = monotonicNow()
-    for _ in 0..<15 {
-        if let c = send(0.75, wait: true) { cmds.append(c) }
-        sleepFor(0.06)
-        if let c = send(0, wait: true) { cmds.append(c) }
-        sleepFor(0.24)
-    }
-    waitUntil(1) { pad.atRest }
-    let clicks = clicksResponse(cmds, reports(pad, t0, monotonicNow()))
-    let traced = traceWrites(pad.device).filter { $0.0 >= t0 }.map { ($0.0, $0.1 ? 1 : 0) }
-    pad.measures["raw_cmd_to_write_p50_ms"] = ms(percentile(of: clicksResponse(cmds, traced), 50))
-    sleepFor(0.2)
-    var ramp: [Command] = []
-    let r0 = monotonicNow()
-    var next = r0
-    for k in 1...30 {
-        if let c = send(0.02 * Double(k), wait: false) { ramp.append(c) }
-        next += 0.016
-        let wait = next - monotonicNow()
-        if wait > 0 { usleep(UInt32(wait * 1e6)) }
-    }
-    sleepFor(0.3)
-    _ = send(0, wait: false)
-    raw.readReplies(31)
-    waitUntil(1) { pad.atRest }
-    return (clicks, rampResponse(ramp, reports(pad, r0, monotonicNow())))
+    return clicksAndRamp(
+        pad, measure: "raw_cmd_to_write", click: { send($0, wait: true) }, step: { send($1, wait: false) },
+        stop: {
+            _ = send(0, wait: false)
+            raw.readReplies(31)
+        })
 }
 
 /// Clicks (60 ms on, 240 ms off) and a 16 ms ramp through hapticd's socket, as sdlrumble does through SDL.
 @MainActor func hapticdBenchmark(_ pad: Pad, triggers: Bool = false) -> (clicks: [Double], ramp: Response) {
-    var cmds: [Command] = []
-    let t0 = monotonicNow()
-    for _ in 0..<15 {
-        if let c = rumbleCommand(pad, 0.75, triggers: triggers) { cmds.append(c) }
-        sleepFor(0.06)
-        if let c = rumbleCommand(pad, 0, triggers: triggers) { cmds.append(c) }
-        sleepFor(0.24)
+    guard triggers else {
+        return clicksAndRamp(
+            pad, measure: "cmd_to_write", click: { rumbleCommand(pad, $0) }, step: { rumbleCommand(pad, $1) },
+            stop: { _ = rumbleCommand(pad, 0) })
     }
-    waitUntil(1) { pad.atRest }
-    let clicks = clicksResponse(cmds, reports(pad, t0, monotonicNow()))
-    // The same from hapticd's trace: command → its write (hapticd's own share of the latency).
-    let traced = traceWrites(pad.device).filter { $0.0 >= t0 }.map { ($0.0, $0.1 ? 1 : 0) }
-    pad.measures[triggers ? "triggers_cmd_to_write_p50_ms" : "cmd_to_write_p50_ms"] = ms(percentile(of: clicksResponse(cmds, traced), 50))
-    pad.measures[triggers ? "triggers_cmd_to_write_p99_ms" : "cmd_to_write_p99_ms"] = ms(percentile(of: clicksResponse(cmds, traced), 99))
-    sleepFor(0.2)
-    var ramp: [Command] = []
     // The trigger ramp: one looping player on `triggers`, made beforehand at intensity 1 under an
     // intensity control, started at the first step, its control set at each step after.
     var player = -1
-    if triggers {
-        var body = JSONObject(["device": .number(Double(pad.device)), "locality": .string("triggers"), "loop": .bool(true),
-                               "pattern": AHAPWriter.json(constant(5, intensity: 1))])
-        if let r = try? client.request("player.create", body), let p = number(r["player"]) { player = Int(p) }
-        body = JSONObject(["player": .number(Double(player)), "parameters": .object(JSONObject(["intensity": .number(0.02)]))])
-        _ = try? client.request("player.send_parameters", body)
-        sleepFor(0.1)
-    }
-    let r0 = monotonicNow()
-    var next = r0
-    for k in 1...30 {
-        let level = 0.02 * Double(k)
-        if triggers {
+    return clicksAndRamp(
+        pad, measure: "triggers_cmd_to_write", click: { rumbleCommand(pad, $0, triggers: true) },
+        prepareRamp: {
+            var body = JSONObject(["device": .number(Double(pad.device)), "locality": .string("triggers"), "loop": .bool(true),
+                                   "pattern": AHAPWriter.json(constant(5, intensity: 1))])
+            if let r = try? client.request("player.create", body), let p = number(r["player"]) { player = Int(p) }
+            body = JSONObject(["player": .number(Double(player)), "parameters": .object(JSONObject(["intensity": .number(0.02)]))])
+            _ = try? client.request("player.send_parameters", body)
+            sleepFor(0.1)
+        },
+        step: { k, level in
             let t = monotonicNow()
             let ok = k == 1
                 ? (try? client.request("player.start", JSONObject(["player": .number(Double(player))]))) != nil
                 : (try? client.request("player.send_parameters", JSONObject([
                     "player": .number(Double(player)), "parameters": .object(JSONObject(["intensity": .number(level)])),
                 ]))) != nil
-            if ok { ramp.append(Command(time: t, level: level)) }
-        } else if let c = rumbleCommand(pad, level) {
-            ramp.append(c)
-        }
-        next += 0.016
-        let wait = next - monotonicNow()
-        if wait > 0 { usleep(UInt32(wait * 1e6)) }
-    }
-    sleepFor(0.3)
-    _ = rumbleCommand(pad, 0, triggers: triggers)
-    waitUntil(1) { pad.atRest }
-    return (clicks, rampResponse(ramp, reports(pad, r0, monotonicNow())))
+            return ok ? Command(time: t, level: level) : nil
+        },
+        stop: { _ = rumbleCommand(pad, 0, triggers: true) })
 }
 
 /// hapticd's traced writes to a pad (the running daemon's trace): (time, non-zero).
