@@ -200,9 +200,15 @@ func compareLoops(quick: Bool, patternDirectories: [String], onsetsOnly: Bool = 
 }
 
 func measureOnsets(_ c: inout LoopComparison, quick: Bool) {
-    // Transients 80 ms apart (each pulse over before the next) for 10 s (2 s when quick), alternating
-    // sharp and dull: 125 onsets, so that their p99 is a percentile, not the single worst one.
-    let times = (0..<(quick ? 25 : 125)).map { 0.05 + Double($0) * 0.08 }
+    // Transients alternating sharp and dull: 125 onsets (25 when quick), so that their p99 is a
+    // percentile, not the single worst one. Each is more than one interval after the previous
+    // pulse's end: an onset one interval after the last write is held by the pacer until that
+    // write's own time plus the interval, so that write's lateness would count again (80 ms apart,
+    // the dull pulses' 70 ms ends fell one generic interval before the next onset: 6 of 125 onsets
+    // held 100–200 µs, the whole of the p99).
+    let profile = DeviceProfile.generic
+    let spacing = ((profile.pulseLength(sharpness: 0) + 3 * profile.minimumUpdateInterval) * 1000).rounded(.up) / 1000
+    let times = (0..<(quick ? 25 : 125)).map { 0.05 + Double($0) * spacing }
     let clicks = HapticPattern(elements: times.enumerated().map { .event(.transient(at: $1, intensity: 0.9, sharpness: $0 % 2 == 0 ? 1 : 0.2)) })
     func startClicks(_ engine: HapticEngine) throws -> Double {
         let player = engine.makePlayer(clicks)
