@@ -146,22 +146,6 @@ func ms(_ x: Double?) -> String {
     return found
 }
 
-/// The hidraw node (/dev/hidrawN) of the HID device `hidID` (BBBB:VVVV:PPPP), from sysfs.
-func hidrawNodeOf(_ hidID: String) -> String? {
-    guard let dir = opendir("/sys/class/hidraw") else { return nil }
-    defer { closedir(dir) }
-    while let e = readdir(dir) {
-        let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        guard name.hasPrefix("hidraw") else { continue }
-        var buf = [CChar](repeating: 0, count: 512)
-        let n = readlink("/sys/class/hidraw/\(name)/device", &buf, buf.count - 1)
-        guard n > 0 else { continue }
-        let target = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if target.split(separator: "/").last?.hasPrefix(hidID + ".") == true { return "/dev/\(name)" }
-    }
-    return nil
-}
-
 struct Started {
     var player: Int
     var sent: Double
