@@ -20,6 +20,9 @@ let package = Package(
         // `import GameController`, `import HapticFeedback` (UIKit's feedback generators).
         .library(name: "HapticClient", targets: ["HapticClient"]),
         .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
+        // `import AVFoundation` / `import AVFAudio` as Core Haptics code writes them: the audio session.
+        .library(name: "AVFoundation", targets: ["AVFoundation"]),
+        .library(name: "AVFAudio", targets: ["AVFAudio"]),
         .library(name: "GameController", targets: ["GameController"]),
         .library(name: "HapticFeedback", targets: ["HapticFeedback"]),
         // libCoreHapticsWrapper.so: the native library of Apple's Unity plug-in Apple.CoreHaptics, for
@@ -80,7 +83,9 @@ let package = Package(
         .target(
             name: "HapticClient",
             dependencies: ["HapticProtocol", "HapticCore", "BoundedIO", .product(name: "SystemPackage", package: "swift-system")]),
-        .target(name: "CoreHaptics", dependencies: ["HapticClient", "HapticCore"]),
+        .target(name: "AVFAudio"),
+        .target(name: "AVFoundation", dependencies: ["AVFAudio"]),
+        .target(name: "CoreHaptics", dependencies: ["AVFAudio", "HapticClient", "HapticCore"]),
         .target(name: "GameController", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
         .target(name: "HapticFeedback", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
         // The plug-in's C structs and callback types (a header only: nothing to link).
@@ -154,7 +159,7 @@ let package = Package(
             dependencies: ["HapticDaemon", "HapticCore", "Evdev", "HapticClient", "HapticProtocol", "DaemonTestSupport"]),
         .testTarget(
             name: "CoreHapticsTests",
-            dependencies: ["CoreHaptics", "GameController", "HapticFeedback", "DaemonTestSupport", "HapticClient", "HapticCore"]),
+            dependencies: ["AVFoundation", "AVFAudio", "CoreHaptics", "GameController", "HapticFeedback", "DaemonTestSupport", "HapticClient", "HapticCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -76,7 +76,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     let service = HapticService.shared
 
     struct PlayerRecord {
-        weak var player: CHHapticPatternPlayer?
+        weak var player: PatternPlayer?
         var active = false
         /// The player object is gone but its pattern plays on: destroyed in hapticd when it ends.
         var orphan = false
@@ -294,16 +294,16 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     // MARK: players and patterns
 
-    open func makePlayer(with pattern: CHHapticPattern) throws -> CHHapticPatternPlayer {
-        try makePlayer(pattern, CHHapticPatternPlayer.self)
+    open func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
+        try makePlayer(pattern, PatternPlayer.self)
     }
 
-    open func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> CHHapticAdvancedPatternPlayer {
-        try makePlayer(pattern, CHHapticAdvancedPatternPlayer.self)
+    open func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
+        try makePlayer(pattern, AdvancedPatternPlayer.self)
     }
 
-    private func makePlayer<Player: CHHapticPatternPlayer>(_ pattern: CHHapticPattern, _ kind: Player.Type) throws(CHHapticError) -> Player {
-        let advanced = kind == CHHapticAdvancedPatternPlayer.self
+    private func makePlayer<Player: PatternPlayer>(_ pattern: CHHapticPattern, _ kind: Player.Type) throws(CHHapticError) -> Player {
+        let advanced = kind == AdvancedPatternPlayer.self
         var body = target()
         body.append("pattern", pattern.json)
         body.append("advanced", .bool(advanced))
@@ -428,7 +428,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     /// `player.finished`.
     func playerEnded(_ id: Int) {
-        let (player, orphan) = state.withLock { s -> (CHHapticPatternPlayer?, Bool) in
+        let (player, orphan) = state.withLock { s -> (PatternPlayer?, Bool) in
             guard var r = s.players[id] else { return (nil, false) }
             r.active = false
             if r.orphan { s.players[id] = nil } else { s.players[id] = r }
@@ -472,7 +472,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// finish, hearing `invalidPatternPlayer`; hapticd says no `player.finished` for them); the
     /// program starts the engine again.
     func resetByDaemon() {
-        let (handler, ids, playing) = state.withLock { s -> (Unchecked<ResetHandler>, [Int], [CHHapticPatternPlayer]) in
+        let (handler, ids, playing) = state.withLock { s -> (Unchecked<ResetHandler>, [Int], [PatternPlayer]) in
             let ids = Array(s.players.keys)
             let playing = s.players.values.filter(\.active).compactMap(\.player)
             invalidatePlayers(&s)
@@ -488,7 +488,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// playing finish (their completion handlers hear `serverInterrupted`: hapticd, which would say
     /// `player.finished`, cannot), as does `notifyWhenPlayersFinished`.
     func serverLost() {
-        let (handler, playing) = state.withLock { s -> (Unchecked<StoppedHandler>?, [CHHapticPatternPlayer]) in
+        let (handler, playing) = state.withLock { s -> (Unchecked<StoppedHandler>?, [PatternPlayer]) in
             let wasRunning = s.running
             let playing = s.players.values.filter(\.active).compactMap(\.player)
             invalidatePlayers(&s)
@@ -512,7 +512,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Calls the completion handlers of the advanced players among `players` with `error`.
-    private func finish(_ players: [CHHapticPatternPlayer], _ error: CHHapticError) {
+    private func finish(_ players: [PatternPlayer], _ error: CHHapticError) {
         for case let completion? in players.map(\.completionHandlerIfAdvanced) {
             handlerQueue.async { completion.value(error) }
         }

@@ -1,16 +1,52 @@
 internal import HapticCore
 import Synchronization
 
-/// Plays a pattern on an engine: Apple's `CHHapticPatternPlayer`, made by
-/// `CHHapticEngine.makePlayer(with:)`. Times are on the engine's clock (`CHHapticEngine.currentTime`);
-/// `CHHapticTimeImmediate` (0) means as soon as possible, and so does a time already past.
+/// Plays a pattern on an engine: Apple's `CHHapticPatternPlayer` protocol, whose players
+/// `CHHapticEngine.makePlayer(with:)` makes (`any CHHapticPatternPlayer`). Times are on the engine's
+/// clock (`CHHapticEngine.currentTime`); `CHHapticTimeImmediate` (0) means as soon as possible, and so
+/// does a time already past.
 ///
-/// Apple declares the player as an Objective-C protocol, whose values are objects; Swift on Linux has
-/// no Objective-C protocols, so here it is a class: code that names the type, casts to it, or carries a
-/// player across a C boundary with `Unmanaged<CHHapticPatternPlayer>` compiles as written (spelling it
-/// `any CHHapticPatternPlayer` does not). A player whose last reference goes while it plays plays to
-/// its end. Each player is a hapticd player (`player.create`) owned by its engine.
-public class CHHapticPatternPlayer: NSObject, @unchecked Sendable {
+/// A protocol, as Apple declares it: code that spells the type `any CHHapticPatternPlayer`, keeps
+/// players in `[String: any CHHapticPatternPlayer]`, casts to `CHHapticAdvancedPatternPlayer`, or
+/// makes a test double of its own (`final class Recording: NSObject, CHHapticPatternPlayer`)
+/// compiles as written. What does not is `Unmanaged<CHHapticPatternPlayer>`: Apple's is an
+/// Objective-C protocol, whose existential is a class type; Swift on Linux has none (carry
+/// `player as AnyObject` across a C boundary instead; docs/clients.md).
+public protocol CHHapticPatternPlayer: NSObjectProtocol {
+    /// Starts playing at `time` on the engine's clock (`CHHapticTimeImmediate`: now).
+    func start(atTime time: TimeInterval) throws
+    /// Stops at `time`.
+    func stop(atTime time: TimeInterval) throws
+    /// Each parameter takes effect at `time` plus its own `relativeTime`.
+    func sendParameters(_ parameters: [CHHapticDynamicParameter], atTime time: TimeInterval) throws
+    /// The curve starts at `time`, which replaces its own `relativeTime`.
+    func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws
+    /// Stops at once and drops every command scheduled.
+    func cancel() throws
+    /// Muted players play silently.
+    var isMuted: Bool { get set }
+}
+
+/// A player that also pauses, resumes, seeks, loops and changes its rate: Apple's
+/// `CHHapticAdvancedPatternPlayer`, which refines `CHHapticPatternPlayer`, made by
+/// `CHHapticEngine.makeAdvancedPlayer(with:)` (hapticd's `player.create` with `advanced`).
+public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
+    func pause(atTime time: TimeInterval) throws
+    func resume(atTime time: TimeInterval) throws
+    /// An offset into the pattern (seconds); past its end ends playback, unless the player loops.
+    func seek(toOffset offsetTime: TimeInterval) throws
+    var loopEnabled: Bool { get set }
+    /// Seconds; 0 loops at the end of the last event.
+    var loopEnd: TimeInterval { get set }
+    /// Above 0; other values are ignored.
+    var playbackRate: Float { get set }
+    /// Called when the player finishes playing.
+    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler { get set }
+}
+
+/// hapticd's player behind `CHHapticPatternPlayer`: a hapticd player (`player.create`) owned by its
+/// engine. One whose last reference goes while it plays plays to its end.
+class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
     // @unchecked Sendable: the mutable state is in `local`, behind its mutex.
     let engine: CHHapticEngine
     let id: Int
@@ -145,11 +181,9 @@ public class CHHapticPatternPlayer: NSObject, @unchecked Sendable {
     }
 }
 
-/// A player that also pauses, resumes, seeks, loops and changes its rate: Apple's
-/// `CHHapticAdvancedPatternPlayer` (a subclass here, where Apple's protocol refines the player's), made
-/// by `CHHapticEngine.makeAdvancedPlayer(with:)` as hapticd's `player.create` with `advanced`.
-public final class CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer, @unchecked Sendable {
-    // @unchecked Sendable: see `CHHapticPatternPlayer`.
+/// hapticd's advanced player behind `CHHapticAdvancedPatternPlayer`.
+final class AdvancedPatternPlayer: PatternPlayer, CHHapticAdvancedPatternPlayer, @unchecked Sendable {
+    // @unchecked Sendable: see `PatternPlayer`.
 
     override var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { local.withLock { $0.completionHandler } }
 

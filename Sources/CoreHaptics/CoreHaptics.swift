@@ -3,6 +3,8 @@
 // As Apple's module does, this one makes Foundation available to whoever imports it: code that uses
 // `Data`, `URL`, `TimeInterval` or `error.localizedDescription` after only `import CoreHaptics` compiles.
 @_exported import Foundation
+// And AVFAudio's audio session (`CHHapticEngine(audioSession:)`), as before it had a module of its own.
+@_exported import AVFAudio
 
 /// "Immediately", for every `atTime:` argument (the engine's time 0).
 public let CHHapticTimeImmediate: TimeInterval = 0

@@ -3,6 +3,8 @@
 // defaults, in the idioms iOS code uses. Nothing here runs: if this file compiles, code written this
 // way for Apple platforms compiles on Linux. The behaviour is tested in PlaybackTests and HandlerTests.
 
+import AVFoundation  // as Apple's samples write it, for the audio session
+import AVFAudio
 import CoreHaptics
 import GameController
 import HapticFeedback
@@ -249,19 +251,76 @@ private final class HapticManager {
 
     // MARK: across a C boundary (as a Unity or C bridge carries them)
 
+    // Apple's players are Objective-C protocols, whose existentials are class types there, so Apple's
+    // own bridge writes `Unmanaged<CHHapticPatternPlayer>`; on Linux the protocol is a Swift one and a
+    // bridge carries the player as an object (`as AnyObject`), which compiles on both.
     func bridge(_ pattern: CHHapticPattern) throws {
         guard let engine else { return }
         let enginePtr = Unmanaged.passRetained(engine).toOpaque()
         let back = Unmanaged<CHHapticEngine>.fromOpaque(enginePtr).takeUnretainedValue()
         let player = try back.makePlayer(with: pattern)
-        let playerPtr = UnsafeRawPointer(Unmanaged<CHHapticPatternPlayer>.passRetained(player).toOpaque())
-        try Unmanaged<CHHapticPatternPlayer>.fromOpaque(playerPtr).takeUnretainedValue().start(atTime: 0)
-        let advancedPtr = Unmanaged.passRetained(try back.makeAdvancedPlayer(with: pattern)).toOpaque()
-        Unmanaged<CHHapticAdvancedPatternPlayer>.fromOpaque(advancedPtr).takeUnretainedValue().loopEnabled = true
-        _ = Unmanaged<CHHapticAdvancedPatternPlayer>.fromOpaque(advancedPtr).autorelease()
-        Unmanaged<CHHapticPatternPlayer>.fromOpaque(playerPtr).release()
+        let playerPtr = UnsafeRawPointer(Unmanaged.passRetained(player as AnyObject).toOpaque())
+        try (Unmanaged<AnyObject>.fromOpaque(playerPtr).takeUnretainedValue() as! CHHapticPatternPlayer).start(atTime: 0)
+        let advancedPtr = Unmanaged.passRetained(try back.makeAdvancedPlayer(with: pattern) as AnyObject).toOpaque()
+        (Unmanaged<AnyObject>.fromOpaque(advancedPtr).takeUnretainedValue() as? CHHapticAdvancedPatternPlayer)?.loopEnabled = true
+        _ = Unmanaged<AnyObject>.fromOpaque(advancedPtr).autorelease()
+        Unmanaged<AnyObject>.fromOpaque(playerPtr).release()
         Unmanaged<CHHapticEngine>.fromOpaque(enginePtr).release()
     }
+}
+
+// MARK: players as Apple declares them: protocols
+
+// Spelled with `any`, as Apple's documentation and current code spell them.
+private final class PlayerCache {
+    var engine: CHHapticEngine?
+    private var players: [String: any CHHapticPatternPlayer] = [:]
+    private var looping: (any CHHapticAdvancedPatternPlayer)?
+
+    func player(_ name: String, _ pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
+        if let p = players[name] { return p }
+        guard let engine else { throw CHHapticError(.engineNotRunning) }
+        let p = try engine.makePlayer(with: pattern)
+        players[name] = p
+        return p
+    }
+
+    func loop(_ pattern: CHHapticPattern) throws {
+        looping = try engine?.makeAdvancedPlayer(with: pattern)
+        looping?.loopEnabled = true
+        looping?.completionHandler = { error in print(error.map { "\($0)" } ?? "done") }
+        try looping?.start(atTime: CHHapticTimeImmediate)
+        if let plain = looping as (any CHHapticPatternPlayer)?, plain === looping { try plain.stop(atTime: 0) }
+    }
+}
+
+// A test double of the player protocol, as apps write them for unit tests.
+private final class RecordingPlayer: NSObject, CHHapticAdvancedPatternPlayer {
+    var isMuted = false
+    var loopEnabled = false
+    var loopEnd: TimeInterval = 0
+    var playbackRate: Float = 1
+    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler = { _ in }
+    private(set) var starts: [TimeInterval] = []
+    func start(atTime time: TimeInterval) throws { starts.append(time) }
+    func stop(atTime time: TimeInterval) throws {}
+    func sendParameters(_ parameters: [CHHapticDynamicParameter], atTime time: TimeInterval) throws {}
+    func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws {}
+    func cancel() throws {}
+    func pause(atTime time: TimeInterval) throws {}
+    func resume(atTime time: TimeInterval) throws {}
+    func seek(toOffset offsetTime: TimeInterval) throws {}
+}
+
+private func playThrough(_ player: any CHHapticPatternPlayer) throws {
+    try player.start(atTime: CHHapticTimeImmediate)
+}
+
+private func useDouble() throws {
+    let double = RecordingPlayer()
+    try playThrough(double)
+    let asProtocol: any CHHapticAdvancedPatternPlayer = double
+    asProtocol.playbackRate = 2
 }
 
 // Apps subclass the pattern classes (for Decodable AHAP parsers, say).
