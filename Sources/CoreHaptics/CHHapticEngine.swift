@@ -406,10 +406,14 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     }
 
     /// The player object is gone: destroyed in hapticd now, or, if it plays, when it ends.
-    func release(_ id: Int) {
+    /// The player object `id` is gone. One that plays plays on to its end and is destroyed then; one
+    /// that `loops` has no end, and goes at once (its motors stop): nothing could stop it otherwise
+    /// but stopping the engine (the Unity plug-in's `DestroyPlayer` of a looping player left it
+    /// playing, found by a stranger's check).
+    func release(_ id: Int, loops: Bool = false) {
         let playing = state.withLock { s -> Bool in
             guard let r = s.players[id] else { return false }
-            if r.active {
+            if r.active && !loops {
                 s.players[id]!.orphan = true
                 return true
             }
@@ -522,8 +526,13 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         s.running = false
         s.generation += 1
         s.players = [:]
-        s.departedDevice = nil
-        if fixedDevice == nil { s.device = nil }
+        // A default-pad engine picks its pad again at its next start, and hears the pad it was on
+        // until then: a start that fails (the pad back but not yet ready, hapticd restarting) must
+        // not leave it deaf to that pad's next reset — it would never learn the pad is back.
+        if fixedDevice == nil {
+            s.departedDevice = s.device ?? s.departedDevice
+            s.device = nil
+        }
     }
 
     // MARK: internals

@@ -45,7 +45,8 @@ public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
 }
 
 /// hapticd's player behind `CHHapticPatternPlayer`: a hapticd player (`player.create`) owned by its
-/// engine. One whose last reference goes while it plays plays to its end.
+/// engine. One whose last reference goes while it plays plays to its end — unless it loops: a loop
+/// nobody holds could be stopped only by stopping its engine, so it stops then.
 class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
     // @unchecked Sendable: the mutable state is in `local`, behind its mutex.
     let engine: CHHapticEngine
@@ -71,7 +72,7 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         super.init()
     }
 
-    deinit { engine.release(id) }
+    deinit { engine.release(id, loops: local.withLock { $0.loopEnabled }) }
 
     var ownMuted: Bool { local.withLock { $0.muted } }
     var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { nil }

@@ -96,7 +96,10 @@ public final class DaemonCore: @unchecked Sendable {
             logger.info("pad \(replaced) is back through another backend or profile: now pad \(id)")
         }
         if reattached {
-            loop.reattachPad(id, sink: sink)
+            // Connected before its engines reset: a client answering the reset with a start (an
+            // engine's `prepare`) saw "no rumble device" in between, and a Core Haptics engine whose
+            // start failed there heard nothing of the pad again (found by a stranger's Unity check).
+            loop.reattachPad(id, sink: sink) { state.pads.markConnected(id) }
             logger.info("pad \(id) re-attached: \(info.name) (\(info.path))")
         } else {
             loop.addPad(id, sink: sink, profile: profile, gain: config.gain(for: info.name, usbID: info.usbID)) { engine in

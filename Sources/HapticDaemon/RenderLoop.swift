@@ -175,12 +175,16 @@ public final class RenderLoop: @unchecked Sendable {
     }
 
     /// The pad came back: a new sink, and an engine reset (players re-created by their owners).
-    public func reattachPad(_ id: PadID, sink: any MotorSink) {
+    /// `ready` runs under the loop's lock once the sink is in, before the engines reset: what makes
+    /// the pad usable for commands, so that a client that answers the reset at once (starts its
+    /// engine again, as Core Haptics code does) finds the pad there.
+    public func reattachPad(_ id: PadID, sink: any MotorSink, ready: () -> Void = {}) {
         lock.withLock {
             guard let pad = pads[id] else { return }
             pad.sink?.release()
             pad.sink = sink
             pad.pipeline.resetOutput()
+            ready()
             for engine in pad.engines {
                 engine.reset()
                 engine.start()

@@ -106,6 +106,56 @@ extension CoreHapticsSuite {
         #expect(daemon.terminate() == 0)
     }
 
+    /// A start that fails after a reset (the pad not there) leaves the engine listening to its pad:
+    /// the pad's next return resets it again, so a program that retries on reset gets its pad back.
+    @Test func aDefaultPadEngineWhoseStartFailedAfterAResetHearsThePadsNextReturn() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        let (stopped, reset) = watch(engine)
+        try engine.start()
+        daemon.simulate("unplug 0")
+        #expect(stopped.wait())
+        daemon.simulate("plug 0")
+        #expect(reset.wait(), "the first return")
+        daemon.simulate("unplug 0")
+        #expect(waitUntil(timeout: 5) { GCController.controllers().isEmpty }, "the pad is gone")
+        #expect(throws: CHHapticError(.notSupported), "no pad: the start fails") { try engine.start() }
+        daemon.simulate("plug 0")
+        #expect(reset.wait(for: 2), "the second return reaches the engine whose start failed")
+        try engine.start()
+        try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: 0)
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// A looping player whose last reference goes stops (as the Unity plug-in's `DestroyPlayer`
+    /// releases it): nothing else could stop it but stopping its engine. One that does not loop
+    /// plays on to its end.
+    @Test func aLoopingPlayerNobodyHoldsStops() throws {
+        let daemon = try Fixture.daemon()
+        let admin = try daemon.client()
+        let engine = try CHHapticEngine()
+        try engine.start()
+        func status() -> (playing: Bool, players: Int)? {
+            guard let s = try? admin.request("engine.status", JSONObject(["device": .number(0)])), case .bool(let playing)? = s["playing"],
+                  case .number(let n)? = s["players"] else { return nil }
+            return (playing, Int(n))
+        }
+        var looping: (any CHHapticAdvancedPatternPlayer)? = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 0.3)], parameters: []))
+        looping?.loopEnabled = true
+        try looping?.start(atTime: 0)
+        #expect(waitUntil(timeout: 5) { status()?.playing == true })
+        looping = nil
+        #expect(waitUntil(timeout: 5) { status().map { !$0.playing && $0.players == 0 } == true }, "\(String(describing: status()))")
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 && $0.3 == 0 } == true }, "the motors are off")
+
+        var once: (any CHHapticPatternPlayer)? = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 1.5)], parameters: []))
+        try once?.start(atTime: 0)
+        once = nil
+        #expect(status()?.playing == true, "a player that ends by itself plays on")
+        #expect(waitUntil(timeout: 5) { status().map { !$0.playing && $0.players == 0 } == true }, "and is gone at its end")
+        #expect(daemon.terminate() == 0)
+    }
+
     @Test func theDaemonGoingAwayFinishesThePlayersThatPlayed() throws {
         let daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()

@@ -158,8 +158,10 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         loop.detachPad(2)
         #expect(events.all.contains(.engineStopped(pad: 2, locality: .default, reason: .gameControllerDisconnect)))
         let sink = RecordingSink()
-        loop.reattachPad(2, sink: sink)
+        var resetsBeforeReady = -1
+        loop.reattachPad(2, sink: sink) { resetsBeforeReady = events.all.filter { $0 == .engineReset(pad: 2, locality: .default) }.count }
         #expect(events.all.contains(.engineReset(pad: 2, locality: .default)))
+        #expect(resetsBeforeReady == 0, "the pad is ready (for the daemon: connected) before its engines reset")
         #expect(throws: EngineError.playerInvalidated(p)) {
             try loop.withPad(2) { engine, _ in try engine.start(p) }
         }

@@ -87,6 +87,13 @@ import Testing
         #expect(code(c, "player.start", JSONObject(["player": p])) == "player_invalidated")
         _ = try c.request("play", JSONObject(["name": .string("click"), "device": .number(0)]))
         #expect(second.writes.count >= 1, "the re-attached pad plays")
+        // Answering the reset at once, as a Core Haptics engine does (its start is `prepare`): the
+        // pad is there by the time its reset is heard.
+        h.core.removeDevice(path: "/dev/input/event9")
+        let third = RecordingSink()
+        h.core.addPad(info: Self.info("/dev/input/event5"), sink: third, simulated: false)
+        while let e = try c.nextEvent(timeout: 5), e["event"] != .string("engine.reset") {}
+        #expect(code(c, "prepare", JSONObject(["device": .number(0)])) == "ok", "prepare right after the reset")
     }
 
     @Test func destroyingAPlayingPlayerStopsTheMotor() throws {
