@@ -181,6 +181,31 @@ final class Recorder {
         #expect(record.ended.map(\.1) == [.stopped])
     }
 
+    /// A time already past when the command is given means now: the pattern plays from its start,
+    /// not from where it would be had it started then.
+    @Test func aStartAtATimeAlreadyPastPlaysFromTheBeginningNow() throws {
+        engine.start()
+        clock.now = 10
+        let p = engine.makePlayer(HapticPattern(elements: [
+            .event(.continuous(at: 0, duration: 0.2, intensity: 0.5, sharpness: 0)),
+            .event(.continuous(at: 0.2, duration: 0.3, intensity: 1, sharpness: 0)),
+        ]))
+        try engine.start(p, at: .at(9.9))
+        #expect(try engine.status(p).offset == 0, "started now, at 10")
+        #expect(at(10.1) == strong(0.5), "the first event plays, not the second")
+        #expect(at(10.3) == strong(1))
+        try engine.cancel(p)
+        let q = engine.makePlayer(strongPattern(duration: 1))
+        try engine.start(q, at: .at(5))
+        #expect(at(10.35) == strong(1), "a start 5 s past does not end a 1 s pattern at once")
+        #expect(try engine.status(q).phase == .playing)
+        // A value for a past time takes effect now, over one given before it (not under it).
+        try engine.sendParameters([(.hapticIntensityControl, 0.25)], to: q)
+        clock.now = 10.36
+        try engine.sendParameters([(.hapticIntensityControl, 0.5)], to: q, at: .at(10.2))
+        #expect(at(10.37) == strong(0.5))
+    }
+
     @Test func cancelDropsPendingCommandsAndStops() throws {
         engine.start()
         let p = engine.makePlayer(strongPattern(duration: 5))

@@ -155,9 +155,11 @@ import Testing
                         .event(.continuous(at: delay, duration: d, intensity: 0.8, sharpness: 0)),
                     ])
                     // The pulse's value, as the pacer will quantize it: the render at its middle.
-                    let probe = HapticEngine(profile: profile, clock: ManualClock(10 + delay + d / 2))
+                    let probeClock = ManualClock(10)
+                    let probe = HapticEngine(profile: profile, clock: probeClock)
                     probe.start()
-                    try probe.start(probe.makePlayer(pattern), at: .at(10))
+                    try probe.start(probe.makePlayer(pattern))
+                    probeClock.now = 10 + delay + d / 2
                     let v = profile.quantize(probe.render())
                     #expect(!v.isZero)
                     let writes = try Self.run(profile, loop, [Command(time: 10) { e in try e.start(e.makePlayer(pattern)) }])

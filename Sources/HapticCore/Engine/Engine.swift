@@ -623,6 +623,11 @@ public final class HapticEngine {
 
     /// A command time: finite, and no further ahead of the clock than the horizon (past times mean
     /// now).
+    /// A command's time: a time already past when the command is given means now, as
+    /// "immediately" does — a start at a past time plays its pattern from the beginning, now, not
+    /// from where it would be had it started then (its first part lost; a whole pattern, when it would
+    /// have ended). Commands given for later and applied a little late (the loop woke late) still take
+    /// effect at their own times (`advance`).
     private func resolve(_ time: HapticTime) throws(EngineError) -> Double {
         let now = currentTime
         let t = time.resolved(now: now)
@@ -630,7 +635,7 @@ public final class HapticEngine {
         guard t - now <= limits.timeHorizon else {
             throw .invalidValue("time \(t) is \(t - now) s ahead of the engine clock, beyond the \(limits.timeHorizon) s horizon (limits.time_horizon)")
         }
-        return t
+        return max(t, now)
     }
 
     private func withinHorizon(_ seconds: Double, _ what: String) throws(EngineError) {
@@ -678,7 +683,7 @@ public final class HapticEngine {
         let t = try resolve(time)
         try requireRoom(p, for: 1)
         insert(p, command, at: t)
-        // "Immediately" and past times take effect now.
+        // "Immediately" (and past times, made now) take effect now.
         if t <= currentTime { advance(to: currentTime) }
     }
 
