@@ -64,8 +64,8 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Seconds without anything to play after which an engine with `isAutoShutdownEnabled` stops
-    /// itself (Apple documents none; hapticd's own idle shutdown defaults to the same).
-    public static let autoShutdownDelay: TimeInterval = 10
+    /// itself: Apple's "approximately two minutes of inactivity" (`isAutoShutdownEnabled`).
+    public static let autoShutdownDelay: TimeInterval = 120
 
     /// Where this engine's handlers run.
     public let handlerQueue: DispatchQueue
@@ -264,9 +264,11 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         let playing = halt()
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             var failure: Error?
+            // Cancelled, not stopped: a start scheduled for later must not play on a stopped
+            // engine (a stop at a time leaves it pending).
             for id in playing {
                 do throws(CHHapticError) {
-                    _ = try service.request("player.stop", JSONObject(["player": .number(Double(id))]))
+                    _ = try service.request("player.cancel", JSONObject(["player": .number(Double(id))]))
                 } catch where error.code == .invalidPatternPlayer {
                     continue  // gone already
                 } catch {

@@ -115,13 +115,14 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         }
     }
 
-    /// As Apple documents, the curve starts at `time`, which replaces its own `relativeTime`.
+    /// The curve starts at `time`, which takes the place of its own `relativeTime` (relative to a
+    /// pattern's start, which a playing player's curve has none of); the caller's curve object is
+    /// left as it was, to be used again (in a pattern, say).
     public func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws {
         try requireValid()
         guard let id = DynamicParameterID(rawValue: parameterCurve.parameterID.rawValue) else {
             throw CHHapticError(.invalidParameterType, "unknown dynamic parameter \"\(parameterCurve.parameterID.rawValue)\"")
         }
-        parameterCurve.relativeTime = time
         guard !id.isAudio else { return }
         var points: [JSONValue] = []
         for p in parameterCurve.controlPoints {

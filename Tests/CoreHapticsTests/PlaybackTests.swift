@@ -53,7 +53,7 @@ extension CoreHapticsSuite {
             parameterID: .hapticIntensityControl,
             controlPoints: [.init(relativeTime: 0, value: 0.25), .init(relativeTime: 0.3, value: 1)], relativeTime: 99)
         try player.scheduleParameterCurve(curve, atTime: t0 + 0.6)
-        #expect(curve.relativeTime == t0 + 0.6, "the curve's own time is replaced by atTime, as Apple documents")
+        #expect(curve.relativeTime == 99, "atTime takes the place of the curve's own time; the caller's curve is left as it was")
         #expect(waitForPlayers(engine))
         let rows = daemon.traceRows()
         func strong(at t: Double) -> Int { rows.last(where: { $0.0 <= t0 + t })?.2 ?? -1 }
@@ -94,6 +94,27 @@ extension CoreHapticsSuite {
         try second.cancel()
         #expect(daemon.waitForTrace { $0.last.map { $0.0 >= cancelledAt && $0.2 == 0 } == true }, "silent at once")
         #expect(waitForPlayers(engine))
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// Stopping the engine drops what its players had scheduled: a start for later does not play on
+    /// the stopped engine. (Judged against a second engine's click, played after it would have.)
+    @Test func stoppingTheEngineDropsAStartScheduledForLater() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let t0 = engine.currentTime
+        let later = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 0.2)], parameters: []))
+        try later.start(atTime: t0 + 1.0)
+        let stopped = Recorder<Bool>()
+        engine.stop { _ in stopped.record(true) }
+        #expect(stopped.wait())
+        let marker = try CHHapticEngine()
+        try marker.start()
+        try marker.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: t0 + 1.5)
+        #expect(daemon.waitForTrace { $0.contains { $0.0 >= t0 + 1.5 && $0.2 > 0 } }, "the marker played")
+        let before = daemon.traceRows().filter { $0.0 >= t0 + 0.9 && $0.0 < t0 + 1.49 && ($0.2 > 0 || $0.3 > 0) }
+        #expect(before.isEmpty, "nothing played on the stopped engine: \(before)")
         #expect(daemon.terminate() == 0)
     }
 
