@@ -219,6 +219,7 @@ final class ControllerMonitor: Sendable {
         var controllers: [Int: GCController] = [:]
         /// Connection order, most recent last: `current` is the last.
         var order: [Int] = []
+        var current: GCController? { order.last.flatMap { controllers[$0] } }
     }
 
     private let state = Mutex(State())
@@ -231,7 +232,7 @@ final class ControllerMonitor: Sendable {
 
     var current: GCController? {
         syncIfStale()
-        return state.withLock { s in s.order.last.flatMap { s.controllers[$0] } }
+        return state.withLock { $0.current }
     }
 
     /// While hapticd is away, each look tries to reach it (a connection attempt is one system call).
@@ -263,7 +264,8 @@ final class ControllerMonitor: Sendable {
                 if case .number(let d)? = o["device"] { pads[Int(saturating: d)] = o }
             }
         }
-        let (added, removed) = state.withLock { s -> ([GCController], [GCController]) in
+        let (added, removed, before, after) = state.withLock { s -> ([GCController], [GCController], GCController?, GCController?) in
+            let before = s.current
             s.synced = answer != nil
             var added: [GCController] = [], removed: [GCController] = []
             for (pad, c) in s.controllers where pads[pad] == nil {
@@ -277,13 +279,30 @@ final class ControllerMonitor: Sendable {
                 s.order.append(pad)
                 added.append(c)
             }
-            return (added, removed)
+            return (added, removed, before, s.current)
         }
-        let announce = Unchecked((added, removed))
+        let announce = Unchecked((added, removed, before, after))
         queue.async {
-            for c in announce.value.1 { NotificationCenter.default.post(name: .GCControllerDidDisconnect, object: c) }
-            for c in announce.value.0 { NotificationCenter.default.post(name: .GCControllerDidConnect, object: c) }
+            Self.announce(connected: announce.value.0, disconnected: announce.value.1, current: (announce.value.2, announce.value.3))
         }
+    }
+
+    /// Posts what changed, as Apple's framework does: a controller that goes stops being current
+    /// before it disconnects; one that connects connects before it becomes current; and when the
+    /// current controller changes, the old one stops being current before the new one becomes it.
+    private static func announce(connected: [GCController], disconnected: [GCController], current: (before: GCController?, after: GCController?)) {
+        let center = NotificationCenter.default
+        let changed = current.before !== current.after
+        for c in disconnected {
+            if changed && c === current.before { center.post(name: .GCControllerDidStopBeingCurrent, object: c) }
+            center.post(name: .GCControllerDidDisconnect, object: c)
+        }
+        for c in connected { center.post(name: .GCControllerDidConnect, object: c) }
+        guard changed else { return }
+        if let old = current.before, !disconnected.contains(where: { $0 === old }) {
+            center.post(name: .GCControllerDidStopBeingCurrent, object: old)
+        }
+        if let new = current.after { center.post(name: .GCControllerDidBecomeCurrent, object: new) }
     }
 
     private func handle(_ name: String, _ event: JSONObject) {
@@ -291,22 +310,25 @@ final class ControllerMonitor: Sendable {
         case "device.added":
             guard case .number(let d)? = event["device"] else { return }
             let pad = Int(saturating: d)
-            let c = state.withLock { s -> GCController? in
+            let change = state.withLock { s -> (GCController, GCController?, GCController?)? in
                 guard s.controllers[pad] == nil else { return nil }
+                let before = s.current
                 let c = GCController(pad: pad, info: event)
                 s.controllers[pad] = c
                 s.order.append(pad)
-                return c
+                return (c, before, s.current)
             }
-            if let c { NotificationCenter.default.post(name: .GCControllerDidConnect, object: c) }
+            if let (c, before, after) = change { Self.announce(connected: [c], disconnected: [], current: (before, after)) }
         case "device.removed":
             guard case .number(let d)? = event["device"] else { return }
             let pad = Int(saturating: d)
-            let c = state.withLock { s -> GCController? in
+            let change = state.withLock { s -> (GCController, GCController?, GCController?)? in
+                let before = s.current
                 s.order.removeAll { $0 == pad }
-                return s.controllers.removeValue(forKey: pad)
+                guard let c = s.controllers.removeValue(forKey: pad) else { return nil }
+                return (c, before, s.current)
             }
-            if let c { NotificationCenter.default.post(name: .GCControllerDidDisconnect, object: c) }
+            if let (c, before, after) = change { Self.announce(connected: [], disconnected: [c], current: (before, after)) }
         case "connection.lost":
             state.withLock { $0.synced = false }
             resync()

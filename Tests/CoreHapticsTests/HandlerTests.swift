@@ -57,13 +57,21 @@ extension CoreHapticsSuite {
 
     @Test func unpluggingThePadStopsItsEnginesAndPluggingItBackResetsThem() throws {
         let daemon = try Fixture.daemon()
-        let connected = Recorder<GCController>(), disconnected = Recorder<GCController>()
+        let connected = Recorder<GCController>(), disconnected = Recorder<GCController>(), notices = Recorder<String>()
         let observers = [
             NotificationCenter.default.addObserver(forName: .GCControllerDidConnect, object: nil, queue: nil) { n in
                 if let c = n.object as? GCController { connected.record(c) }
+                notices.record("connect")
             },
             NotificationCenter.default.addObserver(forName: .GCControllerDidDisconnect, object: nil, queue: nil) { n in
                 if let c = n.object as? GCController { disconnected.record(c) }
+                notices.record("disconnect")
+            },
+            NotificationCenter.default.addObserver(forName: .GCControllerDidBecomeCurrent, object: nil, queue: nil) { n in
+                if n.object is GCController { notices.record("become current") }
+            },
+            NotificationCenter.default.addObserver(forName: .GCControllerDidStopBeingCurrent, object: nil, queue: nil) { n in
+                if n.object is GCController { notices.record("stop being current") }
             },
         ]
         defer { observers.forEach(NotificationCenter.default.removeObserver) }
@@ -82,6 +90,9 @@ extension CoreHapticsSuite {
         daemon.simulate("plug 0")
         #expect(reset.wait(), "the pad came back: its engine was reset")
         #expect(connected.wait() && connected.all.last?.vendorName == "Simulated rumble pad 0", "GCControllerDidConnect for it")
+        // The only controller stops being current as it goes, and becomes current as it comes back.
+        let expected = ["stop being current", "disconnect", "connect", "become current"]
+        #expect(waitUntil(timeout: 5) { Array(notices.all.suffix(4)) == expected }, "\(notices.all)")
         try engine.start()
         try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: 0)
         #expect(daemon.terminate() == 0)
