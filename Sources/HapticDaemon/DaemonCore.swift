@@ -65,7 +65,11 @@ public final class DaemonCore: @unchecked Sendable {
         let config = self.config
         let lib = PatternLibrary.load(directories: config.patternDirectories, limits: config.patternLimits, builtIns: true, logger: logger)
         loop.perform { _ in state.library = lib }
-        logger.info("pattern library: \(lib.names.count) patterns from \(config.patternDirectories.joined(separator: ", "))")
+        // Said apart: the built-in feedback patterns are there with no directory at all, and a
+        // directory that is missing is why a pattern named in the docs is not found.
+        let builtIn = lib.names.filter { lib[$0]?.path == "built-in" }.count
+        let directories = config.patternDirectories.map { lib.unreadableDirectories.contains($0) ? "\($0) (missing or unreadable)" : $0 }
+        logger.info("pattern library: \(lib.names.count) patterns, \(builtIn) of them built in, \(lib.names.count - builtIn) from files; directories: \(directories.isEmpty ? "none" : directories.joined(separator: ", "))")
     }
 
     /// SIGHUP: new limits, gains, library and profiles for pads that arrive later; clients stay.

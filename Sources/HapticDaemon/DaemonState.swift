@@ -151,17 +151,34 @@ final class DaemonState {
     }
 }
 
-/// An engine call, its error as the protocol reports it.
-func engineCall(_ body: () throws(EngineError) -> Void) throws(ProtocolError) {
+/// An engine call, its error as the protocol reports it. `player`: the daemon's number of the player
+/// the call is about, which the message names (the engine's own number for it means nothing to a
+/// client).
+func engineCall(player: Int? = nil, _ body: () throws(EngineError) -> Void) throws(ProtocolError) {
     do {
         try body()
     } catch {
+        let message = error.description(naming: { local in "player \(player ?? local)" })
         switch error {
         case .notRunning: throw ProtocolError(.engineStopped, "the device's engine is stopped: an admin must send engine.start (or set engine.idle_shutdown to start on demand)")
-        case .playerInvalidated: throw ProtocolError(.playerInvalidated, error.description)
-        case .playerNotFound: throw ProtocolError(.notFound, error.description)
-        case .limitExceeded: throw ProtocolError(.limitExceeded, error.description)
-        default: throw ProtocolError(.badRequest, error.description)
+        case .playerInvalidated: throw ProtocolError(.playerInvalidated, message)
+        case .playerNotFound: throw ProtocolError(.notFound, message)
+        case .limitExceeded: throw ProtocolError(.limitExceeded, message)
+        default: throw ProtocolError(.badRequest, message)
+        }
+    }
+}
+
+extension DaemonState {
+    /// A call on an owned player's engine (`engineCall` naming the player). An engine that is
+    /// stopped because its pad is unplugged is the pad's `device_error`, not an administrator's
+    /// stop (whose advice, `engine.start`, cannot help there).
+    func playerCall(_ p: OwnedPlayer, _ access: RenderLoop.PadAccess, _ body: () throws(EngineError) -> Void) throws(ProtocolError) {
+        do {
+            try engineCall(player: p.id, body)
+        } catch where error.code == .engineStopped {
+            _ = try padID(p.record.pad, access)
+            throw error
         }
     }
 }

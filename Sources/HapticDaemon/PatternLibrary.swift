@@ -20,6 +20,8 @@ public struct PatternLibrary: Sendable {
     public private(set) var entries: [String: Entry] = [:]
     /// Files that did not load, with why (logged, and shown by `patterns`).
     public private(set) var problems: [String] = []
+    /// Pattern directories that could not be listed (absent, or not readable).
+    public private(set) var unreadableDirectories: [String] = []
 
     public init() {}
 
@@ -31,7 +33,10 @@ public struct PatternLibrary: Sendable {
             }
         }
         for directory in directories {
-            guard let names = directoryEntries(directory) else { continue }
+            guard let names = directoryEntries(directory) else {
+                library.unreadableDirectories.append(directory)
+                continue
+            }
             let files = names.filter { PatternLoader.format(forPath: $0) != .auto }.sorted()
             let ahapNames = Set(files.filter { PatternLoader.format(forPath: $0) == .ahap }.map { String($0.dropLast(5)) })
             for file in files {

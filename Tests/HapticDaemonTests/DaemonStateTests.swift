@@ -296,6 +296,58 @@ extension PeerCredentials {
         }
     }
 
+    /// A rumble is a player like any other: its owner hears `player.finished` when 0/0 stops it
+    /// (`stopped`) and when the next one replaces it before its delay ran out (`cancelled`).
+    @Test func aRumbleStoppedOrReplacedFinishesLikeAnyPlayer() throws {
+        let bench = StateBench()
+        let events = Lines()
+        let a = try bench.connect(.alice, events: events)
+        _ = try bench.ok(#"{"id":1,"cmd":"subscribe"}"#, from: a)
+        func finished(_ id: Double, _ reason: String) -> Bool {
+            events.all.contains { $0.contains(#""event":"player.finished""#) && $0.contains(#""player":\#(Int(id)),"#) && $0.contains(#""reason":"\#(reason)""#) }
+        }
+        let first = try bench.ok(#"{"id":2,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":30}"#, from: a)
+        guard case .number(let firstID)? = first["player"] else { Issue.record("\(first)"); return }
+        _ = try bench.ok(#"{"id":3,"cmd":"rumble","strong":0,"weak":0}"#, from: a)
+        #expect(finished(firstID, "stopped"), "\(events.all)")
+        let delayed = try bench.ok(#"{"id":4,"cmd":"rumble","strong":1,"weak":0,"duration":30,"delay":5}"#, from: a)
+        guard case .number(let delayedID)? = delayed["player"] else { Issue.record("\(delayed)"); return }
+        _ = try bench.ok(#"{"id":5,"cmd":"rumble","strong":1,"weak":0,"duration":30}"#, from: a)
+        #expect(finished(delayedID, "cancelled"), "\(events.all)")
+    }
+
+    /// Errors name a player by the daemon's number (the one the client has), not its engine's.
+    @Test func anEngineErrorNamesThePlayerByItsDaemonNumber() throws {
+        let bench = StateBench()
+        let a = try bench.connect(.alice)
+        for i in 1...2 { _ = try bench.ok(#"{"id":\#(i),"cmd":"player.create","name":"impact-heavy"}"#, from: a) }
+        let made = try bench.ok(#"{"id":3,"cmd":"player.create","name":"impact-heavy","locality":"leftHandle","advanced":false}"#, from: a)
+        guard case .number(let id)? = made["player"] else { Issue.record("\(made)"); return }
+        let message: String
+        switch try bench.send(#"{"id":4,"cmd":"player.pause","player":\#(Int(id))}"#, from: a) {
+        case .failure(let e): message = e.message
+        case .success(let r): Issue.record("paused a plain player: \(r)"); return
+        }
+        #expect(message.hasPrefix("player \(Int(id)) is not an advanced player"), "\(message)")
+    }
+
+    /// Starting a player whose pad is unplugged is the pad's `device_error`, as every other command
+    /// naming that pad, not an administrator's stopped engine.
+    @Test func startingAPlayerOnAnUnpluggedPadIsADeviceError() throws {
+        let bench = StateBench()
+        let a = try bench.connect(.alice)
+        let made = try bench.ok(#"{"id":1,"cmd":"player.create","name":"impact-heavy"}"#, from: a)
+        guard case .number(let id)? = made["player"] else { Issue.record("\(made)"); return }
+        let path = SimulatedPad(index: 0).info.path
+        let pad = bench.read { state, _ in state.pads.detach(path: path) }
+        #expect(pad == 0)
+        bench.loop.detachPad(0)
+        switch try bench.send(#"{"id":2,"cmd":"player.start","player":\#(Int(id))}"#, from: a) {
+        case .failure(let e): #expect(e.code == .deviceError && e.message.contains("disconnected"), "\(e)")
+        case .success(let r): Issue.record("started on an unplugged pad: \(r)")
+        }
+    }
+
     @Test func subscribeChoosesTheEventsAClientGets() throws {
         let bench = StateBench()
         let events = Lines()

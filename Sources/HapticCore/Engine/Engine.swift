@@ -10,12 +10,16 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A bound on the engine's state was reached (`EngineLimits`); the message names it.
     case limitExceeded(String)
 
-    public var description: String {
+    public var description: String { description(naming: { "player \($0)" }) }
+
+    /// The message, with each player named by `name` (the daemon names them by its own numbers, not
+    /// the engine's).
+    public func description(naming name: (PlayerID) -> String) -> String {
         switch self {
         case .notRunning: "the engine is stopped (start it, or enable auto-shutdown to start it on demand)"
-        case .playerNotFound(let id): "no player \(id)"
-        case .playerInvalidated(let id): "player \(id) was invalidated by an engine reset; create it again"
-        case .notAdvanced(let id): "player \(id) is not an advanced player (pause, resume, seek, loop and rate need one)"
+        case .playerNotFound(let id): "no \(name(id))"
+        case .playerInvalidated(let id): "\(name(id)) was invalidated by an engine reset; create it again"
+        case .notAdvanced(let id): "\(name(id)) is not an advanced player (pause, resume, seek, loop and rate need one)"
         case .invalidRate(let r): "playback rate must be a finite number > 0, not \(r)"
         case .invalidValue(let why): why
         case .limitExceeded(let why): why

@@ -29,7 +29,7 @@ extension DaemonPlayerCommand where Self: PlayerTransportRequest {
     ) throws(ProtocolError) -> JSONObject {
         let time = when.time(now: p.engine.currentTime)
         try state.requireScheduleRoom(context, time, adding: 1)
-        try engineCall { () throws(EngineError) in try call(p.engine, p.record.local, time) }
+        try state.playerCall(p, context.access) { () throws(EngineError) in try call(p.engine, p.record.local, time) }
         return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
@@ -60,14 +60,14 @@ extension PlayerResumeRequest: DaemonPlayerCommand {
 
 extension PlayerCancelRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try engineCall { () throws(EngineError) in try p.engine.cancel(p.record.local) }
+        try state.playerCall(p, context.access) { () throws(EngineError) in try p.engine.cancel(p.record.local) }
         return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
 
 extension PlayerSeekRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try engineCall { () throws(EngineError) in try p.engine.seek(p.record.local, toOffset: offset) }
+        try state.playerCall(p, context.access) { () throws(EngineError) in try p.engine.seek(p.record.local, toOffset: offset) }
         return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
@@ -75,7 +75,7 @@ extension PlayerSeekRequest: DaemonPlayerCommand {
 extension PlayerSetRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let engine = p.engine, local = p.record.local
-        try engineCall { () throws(EngineError) in
+        try state.playerCall(p, context.access) { () throws(EngineError) in
             if let loop { try engine.setLoopEnabled(local, loop) }
             if let loopEnd { try engine.setLoopEnd(local, loopEnd) }
             if let rate { try engine.setRate(local, rate) }
@@ -89,7 +89,7 @@ extension PlayerSendParametersRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let time = when.time(now: p.engine.currentTime)
         try state.requireScheduleRoom(context, time, adding: values.count)
-        try engineCall { () throws(EngineError) in try p.engine.sendParameters(values, to: p.record.local, at: time) }
+        try state.playerCall(p, context.access) { () throws(EngineError) in try p.engine.sendParameters(values, to: p.record.local, at: time) }
         return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
@@ -98,14 +98,14 @@ extension PlayerScheduleCurveRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let time = when.time(now: p.engine.currentTime)
         try state.requireScheduleRoom(context, time, adding: 1)
-        try engineCall { () throws(EngineError) in try p.engine.scheduleCurve(curve, on: p.record.local, at: time) }
+        try state.playerCall(p, context.access) { () throws(EngineError) in try p.engine.scheduleCurve(curve, on: p.record.local, at: time) }
         return state.playerFieldsAfterRender(p.id, p.record, p.engine)
     }
 }
 
 extension PlayerDestroyRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try engineCall { () throws(EngineError) in try p.engine.destroyPlayer(p.record.local) }
+        try state.playerCall(p, context.access) { () throws(EngineError) in try p.engine.destroyPlayer(p.record.local) }
         state.players.remove(p.id)
         state.clients.removePlayer(p.id, from: context.client.id)
         return JSONObject(["player": .number(Double(p.id)), "destroyed": .bool(true)])
