@@ -646,6 +646,8 @@ class Pattern:
             if len(ahap) > MAX_PATTERN_BYTES:
                 raise HapticdError(f"the AHAP text is {len(ahap)} bytes; a pattern is at most {MAX_PATTERN_BYTES}", "file")
             ahap = ahap.decode("utf-8", "replace")
+        if not isinstance(ahap, str):
+            raise TypeError(f"an AHAP pattern is text (str or bytes) or a dict, not {type(ahap).__name__}")
         if len(ahap.encode()) > MAX_PATTERN_BYTES:
             raise HapticdError(f"the AHAP text is larger than {MAX_PATTERN_BYTES} bytes", "file")
         try:
@@ -733,8 +735,12 @@ def finite(name: str, x: Number, lo: Optional[float] = None, hi: Optional[float]
     """``x`` as a float, checked finite and within lo…hi."""
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
         raise ValueError(f"{name} must be a finite number, not {x!r}")
-    if (lo is not None and x < lo) or (hi is not None and x > hi):
+    if lo is not None and hi is not None and not lo <= x <= hi:
         raise ValueError(f"{name} must be within {lo}…{hi}, not {x}")
+    if lo is not None and x < lo:
+        raise ValueError(f"{name} must be ≥ {lo}, not {x}")
+    if hi is not None and x > hi:
+        raise ValueError(f"{name} must be ≤ {hi}, not {x}")
     return float(x)
 
 

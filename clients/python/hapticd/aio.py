@@ -52,7 +52,7 @@ class AsyncClient:
     def __init__(self, path: str, app: Optional[str], timeout: float, subscribe: Iterable[str]) -> None:
         self.path = path
         self.app = app
-        self.timeout = timeout
+        self.timeout = finite("timeout", timeout, 0.001, 600)
         self._subscription = list(subscribe)
         self._reader: Optional[asyncio.StreamReader] = None
         self._writer: Optional[asyncio.StreamWriter] = None

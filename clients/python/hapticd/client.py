@@ -70,10 +70,11 @@ class Client:
         if app is not None and (not app or len(app.encode()) > 255):
             raise ValueError('the app id must be 1…128 bytes, such as "org.example.Game"')
         self.app = app
-        self.timeout = timeout
+        self.timeout = finite("timeout", timeout, 0.001, 600)
         self._subscription = list(subscribe)
         self._lock = threading.RLock()
         self._sock: Optional[socket.socket] = None
+        self._closed = False
         self._lines = LineBuffer()
         self._queue = EventQueue()
         self._next_id = 0
@@ -130,6 +131,7 @@ class Client:
     def close(self) -> None:
         """Closes the connection; the daemon stops this connection's players."""
         with self._lock:
+            self._closed = True
             if self._sock is not None:
                 self._drop()
             for fd in (self._wake_r, self._wake_w):
@@ -156,10 +158,18 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _gone(self) -> DisconnectedError:
+        """Why a request cannot go out: this client was closed, or its connection was lost."""
+        if self._closed:
+            return DisconnectedError("this Client was closed (close(), or the end of its with block): make a new one")
+        return lost(self.path)
+
     def reconnect(self) -> None:
         """After ``connection_lost``: connects again to the same path with the same app id and
         subscription. Engines stay usable; players do not (make them again). ``fileno()`` stays."""
         with self._lock:
+            if self._closed:
+                raise self._gone()
             if self._sock is not None:
                 return
             self._open()
@@ -240,7 +250,7 @@ class Client:
     def _request(self, cmd: str, members: Mapping[str, Any] = {}, pattern: Optional[Pattern] = None) -> Dict[str, Any]:
         with self._lock:
             if self._sock is None:
-                raise lost(self.path)
+                raise self._gone()
             self._next_id += 1
             rid = self._next_id
             line = encode(rid, cmd, members, pattern)
@@ -260,13 +270,13 @@ class Client:
                     reply = self._read_some(rid) or reply
                     if reply is None:
                         self._lose()
-                        raise lost(self.path) from None
+                        raise self._gone() from None
                     break
                 if self._sock is None and reply is None:
-                    raise lost(self.path)
+                    raise self._gone()
             while reply is None:
                 if self._sock is None:
-                    raise lost(self.path)
+                    raise self._gone()
                 self._wait(select.POLLIN, deadline, cmd, "answer")
                 reply = self._read_some(rid)
             return result_of(reply, cmd, self.path)
@@ -396,7 +406,7 @@ class Client:
                 if len(self._queue):
                     return
                 if self._sock is None:
-                    raise lost(self.path)
+                    raise self._gone()
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 return
@@ -412,7 +422,7 @@ class Client:
             e = self._queue.get()
             self._sync_wake()
         if e is None and self._sock is None:
-            raise lost(self.path)
+            raise self._gone()
         return e
 
     def events(self, timeout: Optional[float] = None) -> Iterator[Event]:

@@ -51,6 +51,22 @@ def test_not_running(tmp_path):
     assert isinstance(e.value, ConnectionError)
 
 
+def test_bad_arguments_are_caught_before_anything_is_sent(tmp_path, daemon):
+    # A timeout out of set_timeout's range, before connecting (it was tried, and timed out at once).
+    with pytest.raises(ValueError, match="timeout must be within 0.001…600"):
+        Client(str(tmp_path / "none.sock"), timeout=0)
+    with pytest.raises(TypeError, match="not int"):
+        Pattern.from_ahap(5)
+    # A bound on one side only is said as such (it read "within 0…None").
+    with pytest.raises(ValueError, match="after must be ≥ 0"):
+        hapticd._core.time_members(after=-1)
+    # A closed client says so, not that the daemon went away.
+    c = Client(daemon.sock, app="org.hapticd.pytest")
+    c.close()
+    with pytest.raises(DisconnectedError, match="this Client was closed"):
+        c.ping()
+
+
 def test_default_socket_path(daemon, monkeypatch):
     monkeypatch.setenv("HAPTICD_SOCKET", daemon.sock)
     assert hapticd.default_socket_path() == daemon.sock
