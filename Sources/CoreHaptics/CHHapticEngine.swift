@@ -407,7 +407,6 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         }
     }
 
-    /// The player object is gone: destroyed in hapticd now, or, if it plays, when it ends.
     /// The player object `id` is gone. One that plays plays on to its end and is destroyed then; one
     /// that `loops` has no end, and goes at once (its motors stop): nothing could stop it otherwise
     /// but stopping the engine (the Unity plug-in's `DestroyPlayer` of a looping player left it

@@ -19,7 +19,7 @@ public protocol CHHapticPatternPlayer: NSObjectProtocol {
     func stop(atTime time: TimeInterval) throws
     /// Each parameter takes effect at `time` plus its own `relativeTime`.
     func sendParameters(_ parameters: [CHHapticDynamicParameter], atTime time: TimeInterval) throws
-    /// The curve starts at `time`, which replaces its own `relativeTime`.
+    /// The curve starts at `time`, which takes the place of its own `relativeTime`.
     func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws
     /// Stops at once and drops every command scheduled.
     func cancel() throws

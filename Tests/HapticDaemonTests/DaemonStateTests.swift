@@ -297,7 +297,8 @@ extension PeerCredentials {
     }
 
     /// A rumble is a player like any other: its owner hears `player.finished` when 0/0 stops it
-    /// (`stopped`) and when the next one replaces it before its delay ran out (`cancelled`).
+    /// (`stopped`) and when the next one replaces it before its delay ran out (`cancelled`) — as for
+    /// any player destroyed while active.
     @Test func aRumbleStoppedOrReplacedFinishesLikeAnyPlayer() throws {
         let bench = StateBench()
         let events = Lines()
@@ -314,6 +315,10 @@ extension PeerCredentials {
         guard case .number(let delayedID)? = delayed["player"] else { Issue.record("\(delayed)"); return }
         _ = try bench.ok(#"{"id":5,"cmd":"rumble","strong":1,"weak":0,"duration":30}"#, from: a)
         #expect(finished(delayedID, "cancelled"), "\(events.all)")
+        // And any player destroyed while it plays.
+        let long = try bench.playLong(from: a)
+        _ = try bench.ok(#"{"id":6,"cmd":"player.destroy","player":\#(long)}"#, from: a)
+        #expect(finished(Double(long), "stopped"), "\(events.all)")
     }
 
     /// Errors name a player by the daemon's number (the one the client has), not its engine's.

@@ -264,8 +264,15 @@ public final class HapticEngine {
         MotorMagnitudes(strong: UInt16(saturating: (strong * 65535).rounded()), weak: UInt16(saturating: (weak * 65535).rounded()))
     }
 
+    /// Removes a player. One that was active ends first, as a stop or a cancel would end it — stopped
+    /// while it played or was paused, cancelled while its start still waited — so that whoever owns
+    /// it hears why (`playerEnded`).
     public func destroyPlayer(_ id: PlayerID) throws(EngineError) {
-        _ = try player(id)
+        let p = try player(id)
+        if p.isActive {
+            let waiting = p.phase == .idle || p.phase == .finished
+            ended(id, waiting ? .cancelled : .stopped, at: currentTime)
+        }
         players[id] = nil
         order.removeAll { $0.id == id }
         checkFinished()

@@ -77,16 +77,10 @@ extension RumbleRequest: DaemonCommand {
                 return result
             }
         }
-        // The previous rumble of this connection goes, whatever comes next — ended first, so that
-        // its owner hears `player.finished` as for any player: stopped while it played, cancelled
-        // while it waited for its delay.
+        // The previous rumble of this connection goes, whatever comes next (its owner hears
+        // `player.finished`, as for any player destroyed while active).
         var replaced = false
         if let previous = client.rumble, let rec = state.players[previous], let engine = context.access.engine(rec.pad, rec.locality) {
-            switch (try? engine.status(rec.local))?.phase {
-            case .playing?, .paused?: try? engine.stop(rec.local)
-            case .scheduled?: try? engine.cancel(rec.local)
-            default: break
-            }
             try? engine.destroyPlayer(rec.local)
             state.players.remove(previous)
             state.clients.removePlayer(previous, from: client.id)
