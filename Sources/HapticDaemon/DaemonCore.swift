@@ -103,7 +103,11 @@ public final class DaemonCore: @unchecked Sendable {
             // Connected before its engines reset: a client answering the reset with a start (an
             // engine's `prepare`) saw "no rumble device" in between, and a Core Haptics engine whose
             // start failed there heard nothing of the pad again (found by a stranger's Unity check).
-            loop.reattachPad(id, sink: sink) { state.pads.markConnected(id) }
+            // Announced before the reset too, so that a reset handler finds its controller listed.
+            loop.reattachPad(id, sink: sink) {
+                state.pads.markConnected(id)
+                state.clients.broadcast(.deviceAdded, state.padFields(id))
+            }
             logger.info("pad \(id) re-attached: \(info.name) (\(info.path))")
         } else {
             loop.addPad(id, sink: sink, profile: profile, gain: config.gain(for: info.name, usbID: info.usbID)) { engine in
@@ -114,7 +118,7 @@ public final class DaemonCore: @unchecked Sendable {
         loop.perform { access in
             state.pads.markConnected(id)
             state.applyPolicy(access)
-            state.clients.broadcast(.deviceAdded, state.padFields(id))
+            if !reattached { state.clients.broadcast(.deviceAdded, state.padFields(id)) }
         }
         return id
     }

@@ -128,6 +128,9 @@ extension CoreHapticsSuite {
         #expect(stopped.wait())
         daemon.simulate("plug 0")
         #expect(reset.wait(), "the first return")
+        // The reset and the pad's connect notice travel separately: wait for the pad to be listed,
+        // or "listed as gone" below could be seen before this return is, with the unplug still on its way.
+        #expect(waitUntil(timeout: 5) { !GCController.controllers().isEmpty }, "the pad is back")
         daemon.simulate("unplug 0")
         #expect(waitUntil(timeout: 5) { GCController.controllers().isEmpty }, "the pad is gone")
         #expect(throws: CHHapticError(.notSupported), "no pad: the start fails") { try engine.start() }
