@@ -116,9 +116,14 @@ public final class DaemonCore: @unchecked Sendable {
             logger.info("pad \(id): \(info.name) (\(info.path), \(info.usbID), profile \(profile.name)\(Self.describe(backend)))")
         }
         loop.perform { access in
-            state.pads.markConnected(id)
+            // A re-attached pad was marked (and announced) in its `ready` step: marking it again here
+            // would undo a failure that came in between (the pad would stay "connected", its recovery
+            // attach then matching no disconnected pad).
+            if !reattached {
+                state.pads.markConnected(id)
+                state.clients.broadcast(.deviceAdded, state.padFields(id))
+            }
             state.applyPolicy(access)
-            if !reattached { state.clients.broadcast(.deviceAdded, state.padFields(id)) }
         }
         return id
     }

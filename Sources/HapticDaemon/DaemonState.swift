@@ -163,7 +163,7 @@ func engineCall(player: Int? = nil, _ body: () throws(EngineError) -> Void) thro
         case .notRunning: throw ProtocolError(.engineStopped, "the device's engine is stopped: an admin must send engine.start (or set engine.idle_shutdown to start on demand)")
         case .playerInvalidated: throw ProtocolError(.playerInvalidated, message)
         case .playerNotFound: throw ProtocolError(.notFound, message)
-        case .limitExceeded: throw ProtocolError(.limitExceeded, message)
+        case .limitExceeded: throw ProtocolError(.limitExceeded, player.map { "player \($0): \(message)" } ?? message)
         default: throw ProtocolError(.badRequest, message)
         }
     }

@@ -193,6 +193,19 @@ extension PeerCredentials {
         #expect(bench.phase(p3) != .playing)
     }
 
+    /// The panic button drops a start scheduled for later too: nothing comes on after it.
+    @Test func stopAllDropsAStartScheduledForLater() throws {
+        let bench = StateBench()
+        let a = try bench.connect(.alice)
+        let made = try bench.ok(#"{"id":1,"cmd":"player.create","name":"impact-heavy"}"#, from: a)
+        guard case .number(let id)? = made["player"] else { Issue.record("\(made)"); return }
+        _ = try bench.ok(#"{"id":2,"cmd":"player.start","player":\#(Int(id)),"after":5}"#, from: a)
+        #expect(bench.phase(Int(id)) == .scheduled)
+        let stopped = try bench.ok(#"{"id":3,"cmd":"stop_all"}"#, from: a)
+        #expect(stopped["stopped"] == .number(1), "\(stopped)")
+        #expect(bench.phase(Int(id)) == .idle, "nothing left to start")
+    }
+
     @Test func anEngineResetInvalidatesItsPlayers() throws {
         let bench = StateBench()
         let a = try bench.connect(.alice), admin = try bench.connect(.root)
@@ -338,8 +351,10 @@ extension PeerCredentials {
 
     /// Starting a player whose pad is unplugged is the pad's `device_error`, as every other command
     /// naming that pad, not an administrator's stopped engine.
-    @Test func startingAPlayerOnAnUnpluggedPadIsADeviceError() throws {
-        let bench = StateBench()
+    @Test(arguments: [0.0, 10.0]) func startingAPlayerOnAnUnpluggedPadIsADeviceError(idleShutdown: Double) throws {
+        var config = DaemonConfig()
+        config.idleShutdown = idleShutdown  // > 0: engines start on demand, even an unplugged pad's
+        let bench = StateBench(config: config)
         let a = try bench.connect(.alice)
         let made = try bench.ok(#"{"id":1,"cmd":"player.create","name":"impact-heavy"}"#, from: a)
         guard case .number(let id)? = made["player"] else { Issue.record("\(made)"); return }

@@ -670,7 +670,7 @@ public final class HapticEngine {
     private func requireRoom(_ p: PlayerState, for count: Int) throws(EngineError) {
         let held = p.pending.count + p.controls.entries(after: currentTime)
         guard held + count <= limits.maximumScheduledPerPlayer else {
-            throw .limitExceeded("player \(p.id) already holds \(held) scheduled commands and parameter changes, the most one player may (limits.max_scheduled_per_player)")
+            throw .limitExceeded("the player already holds \(held) scheduled commands and parameter changes, the most one player may (limits.max_scheduled_per_player)")
         }
     }
 

@@ -50,24 +50,25 @@ extension StopAllRequest: DaemonCommand {
     func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         let client = context.client, access = context.access
         var stopped = 0
+        // Cancelled, not stopped: a panic button that left a start scheduled for later would let
+        // the motors come on after it (a stop at a time leaves later commands pending).
+        func cancel(_ pid: PlayerID, on engine: HapticEngine) {
+            guard let phase = try? engine.status(pid).phase, phase != .idle, phase != .finished else { return }
+            try? engine.cancel(pid)
+            stopped += 1
+        }
         if client.isAdmin {
             for id in state.pads.ids {
                 for (_, engine) in access.engines(id) {
-                    for pid in engine.playerIDs where (try? engine.status(pid).phase) != .idle {
-                        try? engine.stop(pid)
-                        stopped += 1
-                    }
+                    for pid in engine.playerIDs { cancel(pid, on: engine) }
                 }
             }
             return JSONObject(["stopped": .number(Double(stopped)), "scope": .string("all")])
         }
         let mine = client.peer.map { state.players.ids(uid: $0.uid) } ?? client.players.sorted()
         for pid in mine {
-            guard let rec = state.players[pid], let engine = access.engine(rec.pad, rec.locality),
-                  let phase = try? engine.status(rec.local).phase, phase != .idle
-            else { continue }
-            try? engine.stop(rec.local)
-            stopped += 1
+            guard let rec = state.players[pid], let engine = access.engine(rec.pad, rec.locality) else { continue }
+            cancel(rec.local, on: engine)
         }
         return JSONObject(["stopped": .number(Double(stopped)), "scope": .string("user")])
     }

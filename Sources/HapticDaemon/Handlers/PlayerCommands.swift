@@ -23,10 +23,13 @@ extension PlayerCreateRequest: DaemonCommand {
 
 /// `player.start`, `stop`, `pause`, `resume` differ only in what they ask of the engine.
 extension DaemonPlayerCommand where Self: PlayerTransportRequest {
+    /// `sounds`: the command makes the player sound (start, resume), which needs its pad there — an
+    /// engine that starts on demand (`engine.idle_shutdown`) would otherwise start on an unplugged pad.
     func transport(
-        _ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext,
+        _ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext, sounds: Bool = false,
         _ call: (HapticEngine, PlayerID, HapticTime) throws(EngineError) -> Void
     ) throws(ProtocolError) -> JSONObject {
+        if sounds { _ = try state.padID(p.record.pad, context.access) }
         let time = when.time(now: p.engine.currentTime)
         try state.requireScheduleRoom(context, time, adding: 1)
         try state.playerCall(p, context.access) { () throws(EngineError) in try call(p.engine, p.record.local, time) }
@@ -36,7 +39,7 @@ extension DaemonPlayerCommand where Self: PlayerTransportRequest {
 
 extension PlayerStartRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try transport(state, p, context) { engine, local, time throws(EngineError) in try engine.start(local, at: time) }
+        try transport(state, p, context, sounds: true) { engine, local, time throws(EngineError) in try engine.start(local, at: time) }
     }
 }
 
@@ -54,7 +57,7 @@ extension PlayerPauseRequest: DaemonPlayerCommand {
 
 extension PlayerResumeRequest: DaemonPlayerCommand {
     func run(_ state: DaemonState, _ p: OwnedPlayer, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
-        try transport(state, p, context) { engine, local, time throws(EngineError) in try engine.resume(local, at: time) }
+        try transport(state, p, context, sounds: true) { engine, local, time throws(EngineError) in try engine.resume(local, at: time) }
     }
 }
 

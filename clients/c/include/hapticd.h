@@ -249,8 +249,9 @@ HAPTICD_API void hapticd_engine_destroy(hapticd_engine *engine);
 /* Core Haptics' start(): readies the engine for this app (`prepare`). HAPTICD_E_ENGINE_STOPPED if an
  * admin stopped it and it does not start on demand. Thread-safe. */
 HAPTICD_API int hapticd_engine_start(hapticd_engine *engine);
-/* Core Haptics' stop(): stops every player of this connection on the engine (other clients' players
- * go on: the engine is shared). Thread-safe. */
+/* Core Haptics' stop(): stops every player of this connection on the engine, dropping starts
+ * scheduled for later (player.cancel); other clients' players go on: the engine is shared.
+ * Thread-safe. */
 HAPTICD_API int hapticd_engine_stop(hapticd_engine *engine);
 /* UIKit's prepare(): the least latency for the next few seconds; *prepared_until (may be NULL) is
  * when that lapses, on the engine's clock. Thread-safe. */

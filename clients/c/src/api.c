@@ -357,7 +357,8 @@ int hapticd_engine_stop(hapticd_engine *e) {
     json_t *id;
     json_array_foreach(json_object_get(res, "my_players"), i, id) {
         if (r) break;
-        json_t *req = hd_cmd("player.stop");
+        /* Cancelled, not stopped: a start scheduled for later must not play on a stopped engine. */
+        json_t *req = hd_cmd("player.cancel");
         json_object_set_new(req, "player", json_integer((json_int_t)json_number_value(id)));
         r = hd_request(c, req, NULL, NULL);
         /* A one-shot that ended meanwhile is gone: not an error. */

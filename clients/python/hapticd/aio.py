@@ -375,9 +375,10 @@ class AsyncEngine(EngineCore):
             raise error
 
     async def stop(self) -> None:
+        """Core Haptics' stop(): as ``Engine.stop`` (starts scheduled for later dropped)."""
         for pid in (await self.status()).get("my_players", []):
             try:
-                await self.client._request("player.stop", {"player": pid})
+                await self.client._request("player.cancel", {"player": pid})
             except HapticdError as e:
                 if e.code != "not_found":
                     raise

@@ -491,10 +491,11 @@ class Engine(EngineCore):
             raise error
 
     def stop(self) -> None:
-        """Core Haptics' stop(): stops this connection's players on the engine."""
+        """Core Haptics' stop(): stops this connection's players on the engine, dropping
+        starts scheduled for later (``player.cancel``)."""
         for pid in self.status().get("my_players", []):
             try:
-                self.client._request("player.stop", {"player": pid})
+                self.client._request("player.cancel", {"player": pid})
             except HapticdError as e:
                 if e.code != "not_found":
                     raise
@@ -559,7 +560,8 @@ class Player(PlayerCore):
         return self._cmd("player.resume", time_members(at, after))
 
     def cancel(self) -> "Player":
-        """Drops every pending command, parameter and curve, and stops at once."""
+        """Stops at once and drops every pending command — starts, stops, and parameter values
+        and curves scheduled for later; a curve already under way runs on (docs/PROTOCOL.md)."""
         return self._cmd("player.cancel")
 
     def seek(self, offset: float) -> "Player":

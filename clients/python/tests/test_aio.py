@@ -83,7 +83,7 @@ def test_play_player_and_events(daemon: Daemon):
             moved = daemon.active_after(1, at - 0.25)
             assert moved is not None and at - 0.002 <= moved <= at + 0.1, (at, moved)
             await engine.stop()
-            assert (await c.wait_for("player.finished", player=p.id)).reason == "stopped"
+            assert (await c.wait_for("player.finished", player=p.id)).reason == "cancelled"
 
     run(go())
 

@@ -312,7 +312,8 @@ def test_timed_start(client, daemon):
     engine = client.engine(device=0)
     est = engine.current_time()
     status = engine.status()
-    assert status["running"] and abs(status["current_time"] - est) < 0.05
+    # Bracketed, as the C test does: the estimate lags by the reply's trip, the daemon's by the request's.
+    assert status["running"] and est - 0.005 <= status["current_time"] <= engine.current_time() + 0.005, (est, status)
     p = engine.make_player("rumble-long")
     at = engine.current_time() + 0.3
     assert p.start(at=at).state == "scheduled"
@@ -320,9 +321,12 @@ def test_timed_start(client, daemon):
     # 50 ms after the start command on, it is silent until `at`.
     moved = daemon.active_after(0, at - 0.25)
     assert moved is not None and at - 0.002 <= moved <= at + 0.1, (at, moved)
-    engine.stop()  # Core Haptics' stop(): this connection's players
-    assert client.wait_for("player.finished", player=p.id).reason == "stopped"
+    later = engine.make_player("rumble-long")
+    later.start(after=30)
+    engine.stop()  # Core Haptics' stop(): this connection's players, starts for later dropped
+    assert client.wait_for("player.finished", player=p.id).reason == "cancelled"
     assert engine.status()["playing"] is False
+    assert client._request("player.set", {"player": later.id, "muted": False})["state"] == "idle", "its start was dropped"
 
 
 def test_patterns_and_errors(client):
@@ -504,7 +508,10 @@ def test_refused_over_limit(make_daemon):
 def test_idle_shutdown(make_daemon):
     d = make_daemon("[engine]\nidle_shutdown = 0.2\n")
     with Client(d.sock) as c:
-        c.play("click")
+        click = c.play("click")
+        # Its end first: an idle stop from before the click (the engine idles out from the start)
+        # may be waiting among the events, and is skipped with them.
+        c.wait_for("player.finished", player=click)
         e = c.wait_for("engine.stopped")
         assert e.reason == "idleTimeout" and e.device == 0
         engine = c.engine(device=0)
