@@ -102,7 +102,11 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         var isMutedForAudio = false
         var isMutedForHaptics = false
         var isAutoShutdownEnabled = false
-        var idleCheck = 0
+        /// When auto-shutdown stops the engine if nothing plays until then (nil: not counting down).
+        var idleDeadline: DispatchTime?
+        /// One timer at most is queued for it: every finished player moves the deadline, and a game
+        /// playing 30 transients a second must not queue a timer each for two minutes.
+        var idleTimerQueued = false
         /// hapticd went away while this engine existed: its reset handler runs once it is back.
         var lostServer = false
         /// `autoShutdownDelay`, or a test's own.
@@ -262,21 +266,20 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     open func stop(completionHandler: CompletionHandler? = nil) {
         let handler = Unchecked(completionHandler)
         let playing = halt()
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
-            var failure: Error?
-            // Cancelled, not stopped: a start scheduled for later must not play on a stopped
-            // engine (a stop at a time leaves it pending).
-            for id in playing {
-                do throws(CHHapticError) {
-                    _ = try service.request("player.cancel", JSONObject(["player": .number(Double(id))]))
-                } catch where error.code == .invalidPatternPlayer {
-                    continue  // gone already
-                } catch {
-                    failure = error
-                }
+        // Cancelled, not stopped: a start scheduled for later must not play on a stopped engine (a
+        // stop at a time leaves it pending). Sent before this returns, so that a start the program
+        // sends next comes after them; the handler runs once they are answered.
+        let group = DispatchGroup()
+        final class FirstError: Sendable { let error = Mutex<CHHapticError?>(nil) }
+        let failure = FirstError()
+        for id in playing {
+            group.enter()
+            service.post("player.cancel", JSONObject(["player": .number(Double(id))])) { error in
+                if let error, error.code != .invalidPatternPlayer { failure.error.withLock { $0 = $0 ?? error } }  // gone already: fine
+                group.leave()
             }
-            if handler.value != nil { handlerQueue.async { [failure] in handler.value?(failure) } }
         }
+        group.notify(queue: handlerQueue) { handler.value?(failure.error.withLock { $0 }) }
     }
 
     open func stop() async throws {
@@ -408,22 +411,29 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     }
 
     /// The player object `id` is gone. One that plays plays on to its end and is destroyed then; one
-    /// that `loops` has no end, and goes at once (its motors stop): nothing could stop it otherwise
-    /// but stopping the engine (the Unity plug-in's `DestroyPlayer` of a looping player left it
-    /// playing, found by a stranger's check).
-    func release(_ id: Int, loops: Bool = false) {
-        let playing = state.withLock { s -> Bool in
-            guard let r = s.players[id] else { return false }
-            if r.active && !loops {
+    /// that is `endless` — it loops, or was paused — has no end, and goes at once (its motors stop):
+    /// nothing could stop it otherwise but stopping the engine (the Unity plug-in's `DestroyPlayer`
+    /// of a looping player left it playing, found by a stranger's check; a paused one was kept for
+    /// good, counting against the connection's players).
+    func release(_ id: Int, endless: Bool = false) {
+        let (keep, wasActive) = state.withLock { s -> (Bool, Bool) in
+            guard let r = s.players[id] else { return (false, false) }
+            if r.active && !endless {
                 s.players[id]!.orphan = true
-                return true
+                return (true, true)
             }
             s.players[id] = nil
-            return false
+            return (false, r.active)
         }
-        if !playing {
+        if !keep {
             service.disown(id)
             service.post("player.destroy", JSONObject(["player": .number(Double(id))]))
+        }
+        if wasActive && !keep {
+            // Its `player.finished` is not heard (disowned above): what waits for players to end
+            // learns it here.
+            scheduleIdleCheck()
+            checkFinished()
         }
     }
 
@@ -542,7 +552,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     private func halt() -> [Int] {
         state.withLock { s in
             s.running = false
-            s.idleCheck += 1
+            s.idleDeadline = nil
             return s.players.filter(\.value.active).map(\.key)
         }
     }
@@ -563,20 +573,40 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     /// With auto-shutdown, an engine with nothing to play stops after `autoShutdownDelay`.
     private func scheduleIdleCheck() {
-        let ticket = state.withLock { s -> (Int, Double)? in
-            s.idleCheck += 1
-            guard s.isAutoShutdownEnabled, s.running, !s.players.values.contains(where: \.active) else { return nil }
-            return (s.idleCheck, s.idleDelay)
-        }
-        guard let (ticket, delay) = ticket else { return }
-        handlerQueue.asyncAfter(deadline: .now() + delay) { [weak self] in
-            guard let self else { return }
-            let handler = state.withLock { s -> Unchecked<StoppedHandler>? in
-                guard s.idleCheck == ticket, s.running, !s.players.values.contains(where: \.active) else { return nil }
-                s.running = false
-                return s.stoppedHandler
+        let arm = state.withLock { s -> DispatchTime? in
+            guard s.isAutoShutdownEnabled, s.running, !s.players.values.contains(where: \.active) else {
+                s.idleDeadline = nil
+                return nil
             }
-            handler?.value(.idleTimeout)
+            let deadline = DispatchTime.now() + s.idleDelay
+            s.idleDeadline = deadline
+            guard !s.idleTimerQueued else { return nil }  // the queued one looks again when it fires
+            s.idleTimerQueued = true
+            return deadline
+        }
+        if let arm { armIdleTimer(arm) }
+    }
+
+    private func armIdleTimer(_ deadline: DispatchTime) {
+        handlerQueue.asyncAfter(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            enum Next { case nothing, later(DispatchTime), stop(Unchecked<StoppedHandler>) }
+            let next = state.withLock { s -> Next in
+                s.idleTimerQueued = false
+                guard let d = s.idleDeadline, s.isAutoShutdownEnabled, s.running, !s.players.values.contains(where: \.active) else { return .nothing }
+                if d > DispatchTime.now() {
+                    s.idleTimerQueued = true
+                    return .later(d)
+                }
+                s.idleDeadline = nil
+                s.running = false
+                return .stop(s.stoppedHandler)
+            }
+            switch next {
+            case .nothing: break
+            case .later(let d): armIdleTimer(d)
+            case .stop(let handler): handler.value(.idleTimeout)
+            }
         }
     }
 

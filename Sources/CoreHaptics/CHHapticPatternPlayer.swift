@@ -60,6 +60,8 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         var loopEnd: TimeInterval = 0
         var playbackRate: Float = 1
         var completionHandler = Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>({ _ in })
+        /// Its last transport command was a pause: it has no end of its own until resumed.
+        var held = false
     }
 
     let local = Mutex(Local())
@@ -72,7 +74,7 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         super.init()
     }
 
-    deinit { engine.release(id, loops: local.withLock { $0.loopEnabled }) }
+    deinit { engine.release(id, endless: local.withLock { $0.loopEnabled || $0.held }) }
 
     var ownMuted: Bool { local.withLock { $0.muted } }
     var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { nil }
@@ -83,6 +85,7 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         try requireValid()
         try engine.ensureRunning()
         try command("player.start", at: time)
+        local.withLock { $0.held = false }
     }
 
     public func stop(atTime time: TimeInterval) throws {
@@ -110,6 +113,9 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
                 groups.append((offset, JSONObject([.init(key: id.rawValue, value: .number(value))])))
             }
         }
+        // In time order: groups whose times are already past all take effect now, in the order
+        // sent, and the latest must win.
+        groups.sort { $0.0 < $1.0 }
         for (offset, values) in groups {
             try command("player.send_parameters", ["parameters": .object(values)], at: time, plus: offset)
         }
@@ -191,12 +197,14 @@ final class AdvancedPatternPlayer: PatternPlayer, CHHapticAdvancedPatternPlayer,
 
     public func pause(atTime time: TimeInterval) throws {
         try command("player.pause", at: time)
+        local.withLock { $0.held = true }
     }
 
     public func resume(atTime time: TimeInterval) throws {
         try requireValid()
         try engine.ensureRunning()
         try command("player.resume", at: time)
+        local.withLock { $0.held = false }
     }
 
     /// An offset past the pattern's end ends playback (unless the player loops).

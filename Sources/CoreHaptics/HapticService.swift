@@ -101,17 +101,24 @@ package final class HapticService: Sendable {
     /// Sends a request without waiting (property setters, which cannot fail in Apple's API): errors
     /// go to `failed`, on the client's reader thread.
     package func post(_ command: String, _ body: JSONObject, failed: (@Sendable (CHHapticError) -> Void)? = nil) {
+        post(command, body) { error in if let error { failed?(error) } }
+    }
+
+    /// Sends a request now (in order with whatever the caller sends next) and calls `completed` with
+    /// its error or nil once answered, on the client's reader thread (or the caller's, when it could
+    /// not be sent).
+    package func post(_ command: String, _ body: JSONObject, completed: @escaping @Sendable (CHHapticError?) -> Void) {
         let c: HapticClient
         do { c = try client() } catch {
-            failed?(error)
+            completed(error)
             return
         }
         do {
             try c.send(command, body, timeout: Self.requestTimeout) { result in
-                if case .failure(let e) = result { failed?(Self.error(e, .unknownError)) }
+                if case .failure(let e) = result { completed(Self.error(e, .unknownError)) } else { completed(nil) }
             }
         } catch {
-            failed?(Self.error(error, .unknownError))
+            completed(Self.error(error, .unknownError))
         }
     }
 

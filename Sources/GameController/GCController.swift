@@ -250,7 +250,14 @@ final class ControllerMonitor: Sendable {
         guard first else { return }
         _ = HapticService.shared.addDeviceListener { [weak self] name, event in
             guard let self else { return }
-            queue.async { self.handle(name, event) }
+            switch name {
+            case "device.added", "device.removed":
+                // At once, on the client's reader thread: hapticd announces a returning pad before
+                // its engines' reset, so an engine's reset handler finds the controller listed.
+                apply(name, event)
+            default:
+                queue.async { self.handle(name) }  // resync asks hapticd: not on the reader thread
+            }
         }
         resync()
     }
@@ -264,7 +271,7 @@ final class ControllerMonitor: Sendable {
                 if case .number(let d)? = o["device"] { pads[Int(saturating: d)] = o }
             }
         }
-        let (added, removed, before, after) = state.withLock { s -> ([GCController], [GCController], GCController?, GCController?) in
+        state.withLock { s in
             let before = s.current
             s.synced = answer != nil
             var added: [GCController] = [], removed: [GCController] = []
@@ -279,12 +286,16 @@ final class ControllerMonitor: Sendable {
                 s.order.append(pad)
                 added.append(c)
             }
-            return (added, removed, before, s.current)
+            post(connected: added, disconnected: removed, current: (before, s.current))
         }
-        let announce = Unchecked((added, removed, before, after))
-        queue.async {
-            Self.announce(connected: announce.value.0, disconnected: announce.value.1, current: (announce.value.2, announce.value.3))
-        }
+    }
+
+    /// Queues the notifications for a change. Called under `state`'s lock, so that they are queued in
+    /// the order the changes were made, whichever thread made them.
+    private func post(connected: [GCController], disconnected: [GCController], current: (GCController?, GCController?)) {
+        guard !connected.isEmpty || !disconnected.isEmpty || current.0 !== current.1 else { return }
+        let change = Unchecked((connected, disconnected, current))
+        queue.async { Self.announce(connected: change.value.0, disconnected: change.value.1, current: change.value.2) }
     }
 
     /// Posts what changed, as Apple's framework does: a controller that goes stops being current
@@ -305,30 +316,28 @@ final class ControllerMonitor: Sendable {
         if let new = current.after { center.post(name: .GCControllerDidBecomeCurrent, object: new) }
     }
 
-    private func handle(_ name: String, _ event: JSONObject) {
-        switch name {
-        case "device.added":
-            guard case .number(let d)? = event["device"] else { return }
-            let pad = Int(saturating: d)
-            let change = state.withLock { s -> (GCController, GCController?, GCController?)? in
-                guard s.controllers[pad] == nil else { return nil }
-                let before = s.current
+    /// A pad came or went: the controllers change now, the notifications go out on `queue`.
+    private func apply(_ name: String, _ event: JSONObject) {
+        guard case .number(let d)? = event["device"] else { return }
+        let pad = Int(saturating: d)
+        state.withLock { s in
+            let before = s.current
+            if name == "device.added" {
+                guard s.controllers[pad] == nil else { return }
                 let c = GCController(pad: pad, info: event)
                 s.controllers[pad] = c
                 s.order.append(pad)
-                return (c, before, s.current)
-            }
-            if let (c, before, after) = change { Self.announce(connected: [c], disconnected: [], current: (before, after)) }
-        case "device.removed":
-            guard case .number(let d)? = event["device"] else { return }
-            let pad = Int(saturating: d)
-            let change = state.withLock { s -> (GCController, GCController?, GCController?)? in
-                let before = s.current
+                post(connected: [c], disconnected: [], current: (before, s.current))
+            } else {
                 s.order.removeAll { $0 == pad }
-                guard let c = s.controllers.removeValue(forKey: pad) else { return nil }
-                return (c, before, s.current)
+                guard let c = s.controllers.removeValue(forKey: pad) else { return }
+                post(connected: [], disconnected: [c], current: (before, s.current))
             }
-            if let (c, before, after) = change { Self.announce(connected: [], disconnected: [c], current: (before, after)) }
+        }
+    }
+
+    private func handle(_ name: String) {
+        switch name {
         case "connection.lost":
             state.withLock { $0.synced = false }
             resync()

@@ -102,7 +102,10 @@ extension CoreHapticsSuite {
     @Test func aDefaultPadEngineIsResetWhenItsUnpluggedPadComesBack() throws {
         let daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()
-        let (stopped, reset) = watch(engine)
+        let (stopped, _) = watch(engine)
+        // A reset handler finds the pad listed again (hapticd announces it before the reset).
+        let reset = Recorder<Int>()
+        engine.resetHandler = { reset.record(GCController.controllers().count) }
         try engine.start()
         let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
         try player.start(atTime: 0)
@@ -111,6 +114,7 @@ extension CoreHapticsSuite {
         #expect(stopped.all == [.gameControllerDisconnect])
         daemon.simulate("plug 0")
         #expect(reset.wait(), "the pad came back: the engine was reset")
+        #expect(reset.all == [1], "listed in the reset handler")
         #expect(throws: CHHapticError(.invalidPatternPlayer)) { try player.start(atTime: 0) }
         try engine.start()
         try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: 0)
@@ -158,9 +162,22 @@ extension CoreHapticsSuite {
         looping?.loopEnabled = true
         try looping?.start(atTime: 0)
         #expect(waitUntil(timeout: 5) { status()?.playing == true })
+        // Whoever waits for the players to finish hears it: this one's end is not an event it gets.
+        let finished = Recorder<Bool>()
+        engine.notifyWhenPlayersFinished { _ in finished.record(true); return .leaveEngineRunning }
+        #expect(finished.all.isEmpty, "one still plays")
         looping = nil
         #expect(waitUntil(timeout: 5) { status().map { !$0.playing && $0.players == 0 } == true }, "\(String(describing: status()))")
         #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 && $0.3 == 0 } == true }, "the motors are off")
+        #expect(finished.wait(), "the finished handler ran")
+
+        // A paused player has no end either until resumed: it goes too (it was kept for good).
+        var paused: (any CHHapticAdvancedPatternPlayer)? = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        try paused?.start(atTime: 0)
+        try paused?.pause(atTime: 0)
+        #expect(status()?.players == 1)
+        paused = nil
+        #expect(waitUntil(timeout: 5) { status()?.players == 0 }, "\(String(describing: status()))")
 
         var once: (any CHHapticPatternPlayer)? = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 1.5)], parameters: []))
         try once?.start(atTime: 0)
@@ -305,7 +322,12 @@ extension CoreHapticsSuite {
     }
 
     @Test func withoutADaemonEverythingFailsWithAnErrorNeverACrash() throws {
-        // No daemon at the socket.
+        // No daemon at the socket. The previous test's daemon may have gone a moment ago, its
+        // connection not yet seen closed: the first failed request closes it (bounded wait).
+        func noServer() -> Bool {
+            do { _ = try CHHapticEngine(); return false } catch { return (error as? CHHapticError)?.code == .serverInitFailed }
+        }
+        #expect(waitUntil(timeout: 5) { noServer() }, "no daemon: serverInitFailed")
         #expect(throws: CHHapticError(.serverInitFailed)) { try CHHapticEngine() }
         #expect(!CHHapticEngine.capabilitiesForHardware().supportsHaptics)
         // The previous test's daemon may have gone a moment ago: GameController learns it from the

@@ -28,7 +28,7 @@ extension CoreHapticsSuite {
             events: [transient(0), transient(0.15, intensity: 0.6), continuous(0.3, 0.2, intensity: 0.8), transient(0.6), transient(0.7, sharpness: 1)],
             parameters: [])
         let player = try engine.makePlayer(with: pattern)
-        let t0 = engine.currentTime + 0.1
+        let t0 = engine.currentTime + 0.3
         try player.start(atTime: t0)
         #expect(waitForPlayers(engine))
         #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 && $0.3 == 0 } == true })
@@ -66,6 +66,27 @@ extension CoreHapticsSuite {
         #expect(daemon.terminate() == 0)
     }
 
+    /// Parameters whose times are all past take effect now, and the one latest in time wins —
+    /// whatever their order in the array.
+    @Test func pastParametersTakeEffectInTimeOrder() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 3)], parameters: []))
+        try player.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 30_000 } == true }, "playing at full")
+        let full = daemon.traceRows().last?.2 ?? 0
+        try player.sendParameters([
+            CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.25, relativeTime: 0.3),
+            CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.75, relativeTime: 0),
+        ], atTime: engine.currentTime - 1)
+        try player.stop(atTime: engine.currentTime + 0.3)
+        #expect(waitForPlayers(engine))
+        let last = daemon.traceRows().last(where: { $0.2 > 0 })?.2 ?? 0
+        #expect(abs(Double(last) / Double(full) - 0.25) < 0.05, "the later value, a quarter, in effect to the end: \(last) of \(full)")
+        #expect(daemon.terminate() == 0)
+    }
+
     @Test func stopAtATimeAndCancelSilenceThePad() throws {
         let daemon = try Fixture.daemon()
         let interval = try Fixture.padInterval(daemon)
@@ -75,7 +96,7 @@ extension CoreHapticsSuite {
         let player = try engine.makeAdvancedPlayer(with: long)
         let ended = Recorder<Bool>()
         player.completionHandler = { error in ended.record(error == nil) }
-        let t0 = engine.currentTime + 0.05
+        let t0 = engine.currentTime + 0.3
         try player.start(atTime: t0)
         try player.stop(atTime: t0 + 0.3)
         #expect(ended.wait(), "the completion handler ran after the stop")
@@ -130,7 +151,7 @@ extension CoreHapticsSuite {
         #expect(player.loopEnabled && player.loopEnd == 0.4 && player.playbackRate == 2)
         player.playbackRate = -1
         #expect(player.playbackRate == 2, "a rate ≤ 0 is ignored, as Apple documents")
-        let t0 = engine.currentTime + 0.05
+        let t0 = engine.currentTime + 0.3  // ahead of both requests reaching hapticd, on a loaded machine too
         try player.start(atTime: t0)
         try player.stop(atTime: t0 + 0.55)
         #expect(waitForPlayers(engine))
@@ -145,8 +166,8 @@ extension CoreHapticsSuite {
         try seeker.start(atTime: 0)
         try seeker.pause(atTime: 0)
         try seeker.seek(toOffset: 1.9)
-        let resumed = engine.currentTime
-        try seeker.resume(atTime: 0)
+        let resumed = engine.currentTime + 0.2  // a time of its own: the request's trip does not count
+        try seeker.resume(atTime: resumed)
         #expect(waitForPlayers(engine))
         let late = onsets(daemon.traceRows(), from: resumed, to: resumed + 1)
         #expect(late.count == 1 && late[0] - resumed > 0.1 - interval && late[0] - resumed < 0.1 + 2 * interval,
