@@ -42,7 +42,11 @@ start_daemon hapticctl
 ctl() { timeout -s INT 5 "$bin/hapticctl" "$@" --socket "$sock" > /dev/null 2>&1 || true; }
 ctl ping; ctl version; ctl devices; ctl patterns; ctl caps --device 0
 ctl play heartbeat --device 0 --locality default --rate 1.5
-timeout -s INT 1 "$bin/hapticctl" play heartbeat --loop --socket "$sock" > /dev/null 2>&1 || true  # loops until interrupted
+# Loops until killed: killed once its request is recorded (at most 10 s), not after a set time. TERM:
+# a job started with & in a script ignores SIGINT.
+"$bin/hapticctl" play heartbeat --loop --socket "$sock" > /dev/null 2>&1 & looper=$!
+for _ in $(seq 200); do grep -q '"loop":true' "$rec/hapticctl" 2>/dev/null && break; sleep 0.05; done
+kill "$looper" 2>/dev/null || true; wait "$looper" 2>/dev/null || true
 ctl play config/patterns/heartbeat.ahap --device 0
 ctl create heartbeat --device 0 --locality default --basic
 ctl create config/patterns/heartbeat.ahap

@@ -102,7 +102,7 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         loop.addPad(0, sink: sink, profile: .generic)
         try loop.withPad(0) { engine, _ in
             let p = engine.makePlayer(pattern(duration: 0.02))
-            try engine.start(p, at: .at(engine.currentTime + 0.05))
+            try engine.start(p, at: .at(engine.currentTime + 0.3))  // the checks below come first
         }
         #expect(loop.isArmed && !loop.isTicking)
         #expect(sink.writes.isEmpty)

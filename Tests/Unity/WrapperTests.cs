@@ -492,9 +492,10 @@ namespace HapticdUnityTests
             Check(OnAfter(resumeMark, 2), "taps again after resume");
 
             // Mute and unmute an advanced player.
+            // Marked before the mute (sent without waiting): the zero it writes may land at once.
+            var muted = Rows().Count;
             Native.AdvSetIsMuted(player, true);
             Check(Native.AdvGetIsMuted(player) && Native.PlayerGetIsMuted(player), "muted (seen by both interfaces)");
-            var muted = Rows().Count;
             Check(OffAfter(muted, 1.5), "muted: still");
             var silent = Quiet();
             Check(!Until(() => Onsets(silent).Count > 0, 0.6), "no tap for 0.6 s (three loop periods) while muted");
@@ -516,6 +517,7 @@ namespace HapticdUnityTests
 
             // Seek: nothing until 2 s, then an event; seeking to 1.9 s plays it at once.
             mark = Quiet();
+            finished.Clear();  // before the start: its end may come while the seek is checked
             player = Native.MakeAdvancedPlayer(engine, Ahap(Transient(0, 0.6), Continuous(2, 0.3)), onFinished, onError);
             Check(Sync(() => Native.AdvStart(player, 0, onError)).Count == 0, "started");
             Check(OnAfter(mark), "the transient at 0");
@@ -526,7 +528,6 @@ namespace HapticdUnityTests
             Check(o.Count >= 2 && o[1] - startT < 1.2, "played well before 2 s after the start: " + (o.Count >= 2 ? F(o[1] - startT) : "-"));
 
             // Completion at the pattern's end, and a completion handler registered later.
-            finished.Clear();
             Check(Until(() => finished.Has(player.ToInt64().ToString()), 3), "the end of the pattern called the completion callback");
             Check(Sync(() => Native.AdvRegisterCompletionHandler(player, onFinishedAgain, onError)).Count == 0, "a new completion handler");
             finished.Clear();

@@ -246,25 +246,33 @@ if case .number(let player)? = started?["player"] {
 // Busy: another program holds the device (pcmplay, 1 s): the pad rumbles (FF_RUMBLE), says so, and
 // takes the stream up again once the device is free and the back-off has passed.
 let other = spawn(["/bin/pcmplay", "/dev/snd/pcmC0D0p"])
-usleep(200_000)
+// Waited for, not slept on (one vCPU under TCG): the other program holds the device, then the play
+// has found it busy.
+_ = pollUntil(5, poll: {}) { pcmState().contains("RUNNING") }
 _ = play(0.3, intensity: 1, sharpness: 0, locality: "default")
-usleep(100_000)
-let busy = try? client.request("capabilities", JSONObject(["device": .number(Double(device))]))
+var busy: JSONObject?
+_ = pollUntil(5, poll: {}) {
+    busy = try? client.request("capabilities", JSONObject(["device": .number(Double(device))]))
+    return string(busy?["haptics"]) == "rumble"
+}
 check(string(busy?["haptics"]) == "rumble" && string(busy?["haptics_reason"])?.contains("busy") == true,
       "the device busy (another program plays): compatible vibration, and capabilities say why",
       "haptics \(string(busy?["haptics"]) ?? "-") reason \(string(busy?["haptics_reason"]) ?? "-")")
 if let other { _ = waitForExit(other, timeout: 5, poll: {}) }
-usleep(1_200_000)
+usleep(1_200_000)  // the back-off: a time to let pass, not a wait for something
 _ = play(0.3, intensity: 1, sharpness: 0, locality: "default")
-usleep(100_000)
-let back = try? client.request("capabilities", JSONObject(["device": .number(Double(device))]))
+var back: JSONObject?
+_ = pollUntil(5, poll: {}) {
+    back = try? client.request("capabilities", JSONObject(["device": .number(Double(device))]))
+    return string(back?["haptics"]) == "waveform"
+}
 check(string(back?["haptics"]) == "waveform" && string(back?["haptics_transport"]) == "usb-audio",
       "free again: the next play after the back-off streams waveforms again",
       "haptics \(string(back?["haptics"]) ?? "-") reason \(string(back?["haptics_reason"]) ?? "-")")
 // SIGTERM while a tone plays: the device is released at once (what was queued dropped).
 usleep(1_500_000)
 _ = play(2, intensity: 1, sharpness: 0, locality: "default")
-usleep(200_000)
+_ = pollUntil(5, poll: {}) { pcmState().contains("RUNNING") }
 let playing = pcmState()
 kill(daemonPID, SIGTERM)
 _ = waitForExit(daemonPID, timeout: 10, poll: {})
