@@ -443,16 +443,16 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     /// `player.finished`.
     func playerEnded(_ id: Int) {
-        let (player, orphan) = state.withLock { s -> (PatternPlayer?, Bool) in
-            guard var r = s.players[id] else { return (nil, false) }
+        let (known, player, orphan) = state.withLock { s -> (Bool, PatternPlayer?, Bool) in
+            guard var r = s.players[id] else { return (false, nil, false) }
             r.active = false
             if r.orphan { s.players[id] = nil } else { s.players[id] = r }
-            return (r.player, r.orphan)
+            return (true, r.player, r.orphan)
         }
         if orphan {
             service.post("player.destroy", JSONObject(["player": .number(Double(id))]))
-        } else {
-            service.own(id, by: self)  // it may be started again
+        } else if known {
+            service.own(id, by: self)  // it may be started again (not one `release` freed meanwhile)
         }
         if let handler = player?.completionHandlerIfAdvanced {
             handlerQueue.async { handler.value(nil) }

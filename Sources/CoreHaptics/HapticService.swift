@@ -104,21 +104,30 @@ package final class HapticService: Sendable {
         post(command, body) { error in if let error { failed?(error) } }
     }
 
-    /// Sends a request now (in order with whatever the caller sends next) and calls `completed` with
-    /// its error or nil once answered, on the client's reader thread (or the caller's, when it could
-    /// not be sent).
+    /// Sends a request now (in order with whatever the caller sends next) and calls `completed`
+    /// exactly once with its error or nil: once answered, on the client's reader thread (a timeout's
+    /// on a global queue), or on the caller's when it could not be sent. The write blocks only while
+    /// hapticd does not read, up to `requestTimeout`.
     package func post(_ command: String, _ body: JSONObject, completed: @escaping @Sendable (CHHapticError?) -> Void) {
+        // A send that fails after queueing its request both fails it (the connection's end answers
+        // every pending request) and throws: the first of the two counts. A caller counting on one
+        // call (a DispatchGroup's leave) must not get two.
+        final class Once: Sendable { let done = Mutex(false) }
+        let once = Once()
+        let complete: @Sendable (CHHapticError?) -> Void = { error in
+            if once.done.withLock({ d in defer { d = true }; return !d }) { completed(error) }
+        }
         let c: HapticClient
         do { c = try client() } catch {
-            completed(error)
+            complete(error)
             return
         }
         do {
             try c.send(command, body, timeout: Self.requestTimeout) { result in
-                if case .failure(let e) = result { completed(Self.error(e, .unknownError)) } else { completed(nil) }
+                if case .failure(let e) = result { complete(Self.error(e, .unknownError)) } else { complete(nil) }
             }
         } catch {
-            completed(Self.error(error, .unknownError))
+            complete(Self.error(error, .unknownError))
         }
     }
 

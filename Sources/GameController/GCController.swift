@@ -219,6 +219,8 @@ final class ControllerMonitor: Sendable {
         var controllers: [Int: GCController] = [:]
         /// Connection order, most recent last: `current` is the last.
         var order: [Int] = []
+        /// Device events applied so far: a `devices` answer older than one of them is stale.
+        var applied = 0
         var current: GCController? { order.last.flatMap { controllers[$0] } }
     }
 
@@ -264,6 +266,16 @@ final class ControllerMonitor: Sendable {
 
     /// Makes the controllers match hapticd's pads now, announcing the differences.
     private func resync() {
+        // A device event applied between the request and its answer is newer than the answer: the
+        // answer is asked again (a few times at most; then taken, and looked at again next time).
+        for attempt in 1...3 {
+            if !resync(last: attempt == 3) { break }
+        }
+    }
+
+    /// One try: whether to try again.
+    private func resync(last: Bool) -> Bool {
+        let seen = state.withLock { $0.applied }
         var pads: [Int: JSONObject] = [:]
         let answer = try? HapticService.shared.request("devices", JSONObject())
         if case .array(let list)? = answer?["devices"] {
@@ -271,9 +283,11 @@ final class ControllerMonitor: Sendable {
                 if case .number(let d)? = o["device"] { pads[Int(saturating: d)] = o }
             }
         }
-        state.withLock { s in
+        return state.withLock { s in
+            let overtaken = s.applied != seen
+            if overtaken && !last { return true }
             let before = s.current
-            s.synced = answer != nil
+            s.synced = answer != nil && !overtaken
             var added: [GCController] = [], removed: [GCController] = []
             for (pad, c) in s.controllers where pads[pad] == nil {
                 removed.append(c)
@@ -287,6 +301,7 @@ final class ControllerMonitor: Sendable {
                 added.append(c)
             }
             post(connected: added, disconnected: removed, current: (before, s.current))
+            return false
         }
     }
 
@@ -321,6 +336,7 @@ final class ControllerMonitor: Sendable {
         guard case .number(let d)? = event["device"] else { return }
         let pad = Int(saturating: d)
         state.withLock { s in
+            s.applied &+= 1
             let before = s.current
             if name == "device.added" {
                 guard s.controllers[pad] == nil else { return }

@@ -111,9 +111,10 @@ public final class HapticClient: Sendable {
         return try Self.result(outcome)
     }
 
-    /// Sends a request; `completion` runs on the client's reader thread with the result (or
-    /// `.timeout` after `timeout` s, or `.disconnected`). Throws only when the request could not be
-    /// sent at all.
+    /// Sends a request; `completion` runs once, on the client's reader thread, with the result (or
+    /// `.timeout` after `timeout` s, or `.disconnected`, also when writing it failed). Throws only
+    /// when the request could not be sent at all (the connection closed, too many pending), and then
+    /// `completion` does not run.
     public func send(
         _ command: String, _ body: JSONObject = JSONObject(), timeout: Double = 10,
         completion: @escaping @Sendable (Result<JSONObject, ClientError>) -> Void

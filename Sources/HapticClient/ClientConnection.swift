@@ -139,7 +139,14 @@ final class ClientConnection: @unchecked Sendable {
                 JSONWriter.append(m.value, to: &line)
             }
             line.append(contentsOf: "}\n".utf8)
-            try write(bytes: &line, timeout: timeout)
+            do {
+                try write(bytes: &line, timeout: timeout)
+            } catch {
+                // Queued already: a failed write ends the connection, and its end answers every
+                // pending request — this one too — with the reason. Thrown as well, a caller would
+                // hear of it twice.
+                return
+            }
         }
     }
 

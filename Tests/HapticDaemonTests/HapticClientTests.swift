@@ -124,6 +124,39 @@ import Testing
         #expect(daemon.terminate() == 0)
     }
 
+    /// A request queued and then not written (the daemon does not read) is answered once, through
+    /// its completion, and not thrown as well: a caller counting outcomes (a DispatchGroup's leave)
+    /// must get one.
+    @Test func aRequestThatCannotBeWrittenFailsOnceThroughItsCompletion() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("deaf-\(UUID().uuidString.prefix(8)).sock").path
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener); unlink(path) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+        }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0 && listen(listener, 1) == 0)
+        let client = try HapticClient(path: path)  // accepted by the kernel's backlog; never read
+        let outcomes = Mutex<[Bool]>([])
+        let big = JSONObject(["blob": .string(String(repeating: "x", count: 4 << 20))])  // more than a socket buffer
+        var thrown: ClientError?
+        do {
+            try client.send("ping", big, timeout: 0.3) { result in
+                outcomes.withLock { $0.append((try? result.get()) != nil) }
+            }
+        } catch {
+            thrown = error
+        }
+        #expect(thrown == nil, "queued: its failure is the completion's, not thrown too (\(String(describing: thrown)))")
+        #expect(waitUntil { !outcomes.withLock { $0 }.isEmpty })
+        #expect(outcomes.withLock { $0 } == [false], "one outcome, a failure")
+        #expect(!client.isConnected, "half a line on the socket ends the connection")
+        #expect(throws: ClientError.self) { try client.send("ping") { _ in Issue.record("a closed connection's completion ran") } }
+    }
+
     /// A stand-in daemon that refuses: it accepts one connection, writes an error line without an id
     /// and closes — at once, or after reading the client's first request. Either way the client's
     /// request fails with the refusal's code, not a broken pipe.
