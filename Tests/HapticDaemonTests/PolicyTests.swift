@@ -30,9 +30,12 @@ import Testing
         #expect(app["priority"] == .number(10) && app["configured"] == .bool(true))
         _ = try game.request("play", JSONObject(["pattern": constant(0.8, 10)]))
         #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (52428, 0) } == true })
+        // States that last a while are looked for among the rows since a mark, not as the last row:
+        // a stalled test could otherwise look only after they ended.
+        let mark = daemon.traceRows().count
         let alert = try alerts.request("play", JSONObject(["pattern": constant(0.5, 0.4), "locality": .string("rightHandle")]))
         #expect(alert["priority"] == .number(10))
-        #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (13107, 32768) } == true }, "the game ducked to a quarter while the alert plays: \(String(describing: last(daemon)))")
+        #expect(daemon.waitForTrace { $0.dropFirst(mark).contains { $0.2 == 13107 && $0.3 == 32768 } }, "the game ducked to a quarter while the alert plays: \(String(describing: last(daemon)))")
         #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (52428, 0) } == true }, "and back at full once it ended")
         let rows = daemon.traceRows()
         #expect(rows.contains { $0.2 == 13107 && $0.3 == 32768 })
@@ -87,13 +90,15 @@ import Testing
             enabled = false
             """)
         let c = try daemon.client()
+        var mark = daemon.traceRows().count
         _ = try c.request("play", JSONObject(["pattern": constant(1, 0.3)]))
-        #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (32767, 0) } == true }, "capped at half scale: \(String(describing: last(daemon)))")
+        #expect(daemon.waitForTrace { $0.dropFirst(mark).contains { $0.2 == 32767 && $0.3 == 0 } }, "capped at half scale: \(String(describing: last(daemon)))")
         #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (0, 0) } == true })
         let h = try daemon.client()
         _ = try hello(h, "half")
+        mark = daemon.traceRows().count
         _ = try h.request("play", JSONObject(["pattern": constant(0.6, 0.3)]))
-        #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (19660, 0) } == true }, "the app at half gain: \(String(describing: last(daemon)))")
+        #expect(daemon.waitForTrace { $0.dropFirst(mark).contains { $0.2 == 19660 && $0.3 == 0 } }, "the app at half gain: \(String(describing: last(daemon)))")
         #expect(daemon.waitForTrace { _ in last(daemon).map { $0 == (0, 0) } == true })
         let off = try daemon.client()
         _ = try hello(off, "off")
