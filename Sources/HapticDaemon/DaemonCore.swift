@@ -99,15 +99,17 @@ public final class DaemonCore: @unchecked Sendable {
             loop.removePad(replaced)
             logger.info("pad \(replaced) is back through another backend or profile: now pad \(id)")
         }
+        // Usable, and announced: a re-attached pad before its engines reset, a new one once added.
+        func connect() {
+            state.pads.markConnected(id)
+            state.clients.broadcast(.deviceAdded, state.padFields(id))
+        }
         if reattached {
             // Connected before its engines reset: a client answering the reset with a start (an
             // engine's `prepare`) saw "no rumble device" in between, and a Core Haptics engine whose
             // start failed there heard nothing of the pad again (found by a stranger's Unity check).
             // Announced before the reset too, so that a reset handler finds its controller listed.
-            loop.reattachPad(id, sink: sink) {
-                state.pads.markConnected(id)
-                state.clients.broadcast(.deviceAdded, state.padFields(id))
-            }
+            loop.reattachPad(id, sink: sink, ready: connect)
             logger.info("pad \(id) re-attached: \(info.name) (\(info.path))")
         } else {
             loop.addPad(id, sink: sink, profile: profile, gain: config.gain(for: info.name, usbID: info.usbID)) { engine in
@@ -119,10 +121,7 @@ public final class DaemonCore: @unchecked Sendable {
             // A re-attached pad was marked (and announced) in its `ready` step: marking it again here
             // would undo a failure that came in between (the pad would stay "connected", its recovery
             // attach then matching no disconnected pad).
-            if !reattached {
-                state.pads.markConnected(id)
-                state.clients.broadcast(.deviceAdded, state.padFields(id))
-            }
+            if !reattached { connect() }
             state.applyPolicy(access)
         }
         return id

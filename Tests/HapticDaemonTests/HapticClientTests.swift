@@ -128,18 +128,9 @@ import Testing
     /// its completion, and not thrown as well: a caller counting outcomes (a DispatchGroup's leave)
     /// must get one.
     @Test func aRequestThatCannotBeWrittenFailsOnceThroughItsCompletion() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("deaf-\(UUID().uuidString.prefix(8)).sock").path
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(listener >= 0)
-        defer { close(listener); unlink(path) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
-        }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        #expect(bound == 0 && listen(listener, 1) == 0)
-        let client = try HapticClient(path: path)  // accepted by the kernel's backlog; never read
+        let listener = try StandInListener("deaf")
+        defer { withExtendedLifetime(listener) {} }  // listening (never accepting) to the end
+        let client = try HapticClient(path: listener.path)  // accepted by the kernel's backlog; never read
         let outcomes = Mutex<[Bool]>([])
         let big = JSONObject(["blob": .string(String(repeating: "x", count: 4 << 20))])  // more than a socket buffer
         var thrown: ClientError?
@@ -162,17 +153,9 @@ import Testing
     /// request fails with the refusal's code, not a broken pipe.
     @Test(arguments: [false, true])
     func aRefusedConnectionSaysWhyEvenWhenTheRequestRacesTheClose(readFirst: Bool) throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("refuse-\(UUID().uuidString.prefix(8)).sock").path
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(listener >= 0)
-        defer { close(listener); unlink(path) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
-        }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        #expect(bound == 0 && listen(listener, 1) == 0)
+        let standIn = try StandInListener("refuse")
+        defer { withExtendedLifetime(standIn) {} }
+        let listener = standIn.fd, path = standIn.path
         let served = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let fd = accept(listener, nil, nil)

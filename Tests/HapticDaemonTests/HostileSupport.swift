@@ -74,6 +74,34 @@ final class ForeignClient {
     }
 }
 
+/// A stand-in daemon's listening socket at a fresh path (closed and removed when released): what it
+/// does with a connection is the test's.
+final class StandInListener {
+    let path: String
+    let fd: Int32
+
+    init(_ name: String) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).sock").path
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw E2EError("socket: errno \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+        }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard bound == 0, listen(fd, 1) == 0 else {
+            close(fd)
+            throw E2EError("bind/listen \(path): errno \(errno)")
+        }
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+}
+
 /// A raw, non-blocking connection for clients that misbehave: floods, never reads, half lines.
 final class RawSocket {
     let fd: Int32

@@ -632,9 +632,7 @@ public final class HapticEngine {
         start()
     }
 
-    /// A command time: finite, and no further ahead of the clock than the horizon (past times mean
-    /// now).
-    /// A command's time: a time already past when the command is given means now, as
+    /// A command's time: finite, and no further ahead of the clock than the horizon. A time already past when the command is given means now, as
     /// "immediately" does — a start at a past time plays its pattern from the beginning, now, not
     /// from where it would be had it started then (its first part lost; a whole pattern, when it would
     /// have ended). Commands given for later and applied a little late (the loop woke late) still take
