@@ -59,6 +59,8 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         var loopEnabled = false
         var loopEnd: TimeInterval = 0
         var playbackRate: Float = 1
+        /// Counts `playbackRate`'s changes: a refused one reverts only if it is still the latest.
+        var rateSerial = 0
         var completionHandler = Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>({ _ in })
         /// Its last transport command was a pause: it has no end of its own until resumed.
         var held = false
@@ -181,11 +183,11 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
     }
 
     /// A setter's change (it cannot fail in Apple's API): sent without waiting.
-    func post(_ members: KeyValuePairs<String, JSONValue>) {
+    func post(_ members: KeyValuePairs<String, JSONValue>, failed: (@Sendable (CHHapticError) -> Void)? = nil) {
         guard engine.isValid(generation) else { return }
         var body = JSONObject(["player": .number(Double(id))])
         for (k, v) in members { body.append(k, v) }
-        engine.service.post("player.set", body)
+        engine.service.post("player.set", body, failed: failed)
     }
 }
 
@@ -231,14 +233,25 @@ final class AdvancedPatternPlayer: PatternPlayer, CHHapticAdvancedPatternPlayer,
         }
     }
 
-    /// Any value above 0 is taken (within hapticd's `limits.min_rate`…`max_rate`); others are
-    /// ignored, as Apple documents.
+    /// Any value above 0 is taken; others are ignored, as Apple documents. A rate outside hapticd's
+    /// default range (`limits.min_rate`…`max_rate`, 0.01…100) is taken as the nearer end of it, and
+    /// one hapticd refuses all the same (a narrower range in its configuration, or a pattern that
+    /// would then play longer than `limits.time_horizon`) is not kept: the getter says the rate the
+    /// player plays at.
     public var playbackRate: Float {
         get { local.withLock { $0.playbackRate } }
         set {
             guard newValue.isFinite, newValue > 0 else { return }
-            local.withLock { $0.playbackRate = newValue }
-            post(["rate": .number(Double(newValue))])
+            let range = EngineLimits().rates
+            let rate = Float(min(max(Double(newValue), range.lowerBound), range.upperBound))
+            let (previous, serial) = local.withLock { l in
+                defer { l.playbackRate = rate; l.rateSerial &+= 1 }
+                return (l.playbackRate, l.rateSerial &+ 1)
+            }
+            post(["rate": .number(Double(rate))]) { [weak self] _ in
+                // Refused: back to the rate in force, unless a newer one was set since.
+                self?.local.withLock { l in if l.rateSerial == serial { l.playbackRate = previous } }
+            }
         }
     }
 

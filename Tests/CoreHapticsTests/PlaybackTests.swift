@@ -1,7 +1,8 @@
-import CoreHaptics
+@testable import CoreHaptics
 import DaemonTestSupport
 import Foundation
 import GameController
+import HapticCore
 import Testing
 
 /// `import CoreHaptics` against the real daemon on a simulated pad, judged by its `--trace`: every
@@ -172,6 +173,30 @@ extension CoreHapticsSuite {
         let late = onsets(daemon.traceRows(), from: resumed, to: resumed + 1)
         #expect(late.count == 1 && late[0] - resumed > 0.1 - interval && late[0] - resumed < 0.1 + 2 * interval,
                 "after seeking to 1.9 s, the transient at 2 s plays 0.1 s later: \(late.map { $0 - resumed })")
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func aRateIsTakenWithinHapticdsRangeAndOneItRefusesIsNotKept() throws {
+        // A horizon of 10 s: the 0.2 s pattern at rate 0.01 would play 20 s, which hapticd refuses.
+        let daemon = try Fixture.daemon("[limits]\ntime_horizon = 10\n")
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [transient(0), transient(0.2)], parameters: []))
+        // The rate hapticd holds, read from a `player.set` reply on the library's own connection: its
+        // reply comes after the rate's, whose refusal the library has handled by then.
+        func heldByHapticd() throws -> Double? {
+            let id = try #require(player as? AdvancedPatternPlayer).id
+            return number(try HapticService.shared.request("player.set", JSONObject(["player": .number(Double(id)), "muted": .bool(false)])), "rate")
+        }
+        player.playbackRate = 1e30
+        #expect(player.playbackRate == 100, "a rate past hapticd's range is taken as its end")
+        #expect(try heldByHapticd() == 100)
+        player.playbackRate = 1e-9
+        #expect(try heldByHapticd() == 100, "hapticd refused 0.01 for this pattern")
+        #expect(player.playbackRate == 100, "the getter says the rate the player plays at, not a refused one")
+        player.playbackRate = 0.5
+        #expect(try heldByHapticd() == 0.5)
+        #expect(player.playbackRate == 0.5)
         #expect(daemon.terminate() == 0)
     }
 
