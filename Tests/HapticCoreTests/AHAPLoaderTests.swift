@@ -77,7 +77,6 @@ import Testing
         (event("HapticTransient", [("AttackTime", 2)]), "Pattern[0].Event.EventParameters[0].ParameterValue", "2.0 clamped to 1.0"),
         (event("HapticTransient", [("Sustained", 0.7)]), "Pattern[0].Event.EventParameters[0].ParameterValue", "Sustained is 0 or 1; 0.7 read as 1.0"),
         (event("HapticTransient", [("Loudness", 1)]), "Pattern[0].Event.EventParameters[0].ParameterID", "unknown event parameter \"Loudness\"; ignored"),
-        (#"{"Event": {"EventType": "HapticTransient", "EventDuration": 1}}"#, "Pattern[0].Event.EventDuration", "a transient event has no duration; ignored"),
         (#"{"Event": {"EventType": "HapticContinuous"}}"#, "Pattern[0].Event", "a continuous event without EventDuration sounds until the pattern ends"),
         (event("HapticContinuous", duration: 0), "Pattern[0].Event.EventDuration", "0: a continuous event without a duration sounds until the pattern ends"),
         (event("AudioContinuous", duration: 1), "Pattern[0].Event", "AudioContinuous event ignored: a rumble pad plays no audio"),
@@ -193,6 +192,21 @@ import Testing
     @Test func reportsEveryErrorOfADocumentAtOnce() {
         let errors = loadErrors(doc(#"{"Event": {"EventType": "Nope"}}, {"Event": {"EventType": "HapticTransient", "Time": -1}}"#))
         #expect(errors.map(\.path) == ["Pattern[0].Event.EventType", "Pattern[1].Event.Time"])
+    }
+
+    @Test func aTransientsDurationIsItsLogicalLengthNotItsPulse() throws {
+        let padded = try mustLoad(#"{"Pattern": [{"Event": {"EventType": "HapticTransient", "EventDuration": 1}}]}"#)
+        #expect(padded.warnings.isEmpty)
+        #expect(padded.pattern.events[0].duration == 1)
+        #expect(padded.pattern.duration == 1, "Apple: the pattern is padded out to the transient's duration")
+        let plain = try mustLoad(#"{"Pattern": [{"Event": {"EventType": "HapticTransient"}}]}"#)
+        #expect(plain.pattern.duration == 0)
+        let (a, b) = (CompiledPattern(padded.pattern), CompiledPattern(plain.pattern))
+        for t in stride(from: 0.0, through: 0.2, by: 0.005) {
+            #expect(a.magnitudes(at: t) == b.magnitudes(at: t), "the same pulse at \(t) s")
+        }
+        #expect(!a.isSounding(at: 0.5) && a.duration == 1)
+        #expect(try AHAPLoader.load(text: AHAPWriter.text(padded.pattern)).pattern == padded.pattern, "written back with it")
     }
 
     @Test func writesBackToAnEqualPattern() throws {

@@ -304,6 +304,29 @@ final class Recorder {
         #expect(at(5.26) == MotorMagnitudes(strong: 0, weak: 65535))
     }
 
+    @Test func aLoopGoesBackAtTheLastEventsEndItsLogicalLengthIncludedNotAtALaterCurve() throws {
+        engine.start()
+        // A transient at 0 with a logical length of 0.4 s (Apple: "used to determine pattern end and
+        // loop points"), and a curve that runs on to 2 s.
+        var padded = HapticEvent.transient(at: 0, intensity: 1, sharpness: 1)
+        padded.duration = 0.4
+        let pattern = HapticPattern(elements: [.event(padded), .curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 1), .init(2, 1)]))])
+        let p = engine.makePlayer(pattern, advanced: true)
+        try engine.setLoopEnabled(p, true)
+        try engine.start(p)
+        #expect(at(0.01) == MotorMagnitudes(strong: 0, weak: 65535))
+        #expect(at(0.2) == .zero)
+        #expect(at(0.41) == MotorMagnitudes(strong: 0, weak: 65535), "again 0.4 s later: the transient's length, not the curve's 2 s")
+        #expect(at(0.81) == MotorMagnitudes(strong: 0, weak: 65535))
+        // Not looping, it ends at the pattern's duration (the curve's end), past the transient's length.
+        let q = engine.makePlayer(pattern, advanced: true)
+        try engine.start(q)
+        _ = at(1.5)
+        #expect(!record.ended.contains { $0.0 == q }, "still playing inside the curve")
+        _ = at(2.9)
+        #expect(record.ended.contains { $0.0 == q && $0.1 == .finished })
+    }
+
     @Test func loopEndShortensTheLoop() throws {
         engine.start()
         let p = engine.makePlayer(twoPart, advanced: true)
@@ -378,9 +401,15 @@ final class Recorder {
         let q = engine.makePlayer(twoPart, advanced: true)
         try engine.setLoopEnabled(q, true)
         try engine.start(q)
+        _ = at(0.2)
         try engine.seek(q, toOffset: 2.6)
-        #expect(abs(try engine.status(q).offset - 0.6) < 1e-12)
-        #expect(at(0.2) == strong(0.5))
+        #expect(try engine.status(q).offset == 0, "past the pattern's end a looping player starts at the beginning of its loop (Apple), not 2.6 wrapped to 0.6")
+        #expect(at(0.2) != strong(0.5) && !at(0.2).isZero, "the transient at 0 plays again")
+        try engine.setLoopEnd(q, 0.4)
+        try engine.seek(q, toOffset: 0.45)
+        #expect(try engine.status(q).offset == 0, "at or past loopEnd too")
+        try engine.seek(q, toOffset: 0.3)
+        #expect(abs(try engine.status(q).offset - 0.3) < 1e-12, "inside the loop: where asked")
     }
 
     @Test func completionHandlerFiresOnFinishAndStop() throws {

@@ -23,8 +23,14 @@ public enum AHAPLoader {
         try load(bytes: Array(text.utf8), limits: limits)
     }
 
-    public static func load(json: JSONValue, limits: AHAPLimits = .default) throws(AHAPLoadError) -> LoadedPattern {
+    /// How curve control-point times are read: `.decide` per file (the rule above, for files and
+    /// dictionaries from the wild); `.relative` always, as Apple documents — for a pattern built from
+    /// objects, whose curves say unambiguously what they mean.
+    public enum CurveTimes: Sendable { case decide, relative }
+
+    public static func load(json: JSONValue, limits: AHAPLimits = .default, curveTimes: CurveTimes = .decide) throws(AHAPLoadError) -> LoadedPattern {
         var reader = Reader(limits: limits)
+        reader.decidesCurveTimes = curveTimes == .decide
         let pattern = reader.readDocument(json)
         if !reader.diagnostics.errors.isEmpty {
             throw AHAPLoadError(errors: reader.diagnostics.errors, warnings: reader.diagnostics.warnings)
@@ -162,6 +168,8 @@ struct DiagnosticReader {
 private struct Reader {
     let limits: AHAPLimits
     var diagnostics = DiagnosticReader()
+    /// Whether curve times may be read as absolute when the file shows that convention.
+    var decidesCurveTimes = true
 
     init(limits: AHAPLimits) { self.limits = limits }
 
@@ -247,7 +255,7 @@ private struct Reader {
                 }
             }
         }
-        decideCurveTiming(&pattern, curves)
+        if decidesCurveTimes { decideCurveTiming(&pattern, curves) }
         checkCurveEnds(pattern, curves)
         return pattern
     }
@@ -282,15 +290,13 @@ private struct Reader {
         let dpath = "\(path).EventDuration"
         if let d = member(o, "EventDuration") {
             if var duration = time(d, dpath) {
-                if type == .hapticTransient {
-                    if ok { warn(dpath, "a transient event has no duration; ignored") }
-                } else {
-                    if type == .hapticContinuous && duration > limits.maximumContinuousDuration {
-                        warn(dpath, "\(duration) s is longer than the \(limits.maximumContinuousDuration) s maximum of a continuous event; clamped to \(limits.maximumContinuousDuration) s")
-                        duration = limits.maximumContinuousDuration
-                    }
-                    if horizon(event.time + duration, dpath, "the event ends at ") { event.duration = duration } else { ok = false }
+                // A transient's is its logical length (Apple: "used to determine pattern end and
+                // loop points"; a pattern is "padded" out to it): kept, and not rendered.
+                if type == .hapticContinuous && duration > limits.maximumContinuousDuration {
+                    warn(dpath, "\(duration) s is longer than the \(limits.maximumContinuousDuration) s maximum of a continuous event; clamped to \(limits.maximumContinuousDuration) s")
+                    duration = limits.maximumContinuousDuration
                 }
+                if horizon(event.time + duration, dpath, "the event ends at ") { event.duration = duration } else { ok = false }
             } else {
                 ok = false
             }

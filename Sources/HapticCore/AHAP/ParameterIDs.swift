@@ -24,7 +24,7 @@ public enum EventParameterID: String, CaseIterable, Sendable {
         case .hapticSharpness: 0.5
         case .sustained: 1
         case .audioVolume: 1
-        case .audioBrightness: 0.5
+        case .audioBrightness: 1
         default: 0
         }
     }

@@ -40,6 +40,15 @@ public struct HapticPattern: Equatable, Sendable {
         }
         return end
     }
+
+    /// The end of the last event (time + duration, a transient's logical length included): where a
+    /// loop goes back when `loopEnd` is 0 (Apple: "the loop length will be set to the end of the
+    /// last event in the pattern"). Unlike `duration`, parameters and curves do not count.
+    public var eventsEnd: Double {
+        var end = 0.0
+        for case .event(let e) in elements { end = max(end, e.time + (e.duration ?? 0)) }
+        return end
+    }
 }
 
 public enum PatternElement: Equatable, Sendable {

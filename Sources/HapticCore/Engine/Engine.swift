@@ -320,14 +320,17 @@ public final class HapticEngine {
     }
 
     /// Moves to `offset` (pattern seconds) at once. Past the end a non-looping player ends; a
-    /// looping one wraps. A player that is not playing starts from there next time.
+    /// looping one starts at the beginning of its loop (Apple: "If set to >= the duration of the
+    /// pattern, playback will terminate as soon as possible unless the player is looped, in which
+    /// case playback will start at the beginning of the loop" — and so too at or past `loopEnd`,
+    /// where the loop would have gone back). A player that is not playing starts from there next time.
     public func seek(_ id: PlayerID, toOffset offset: Double) throws(EngineError) {
         try requireAdvanced(id)
         guard offset.isFinite, offset >= 0 else { throw .invalidValue("seek offset must be a finite number ≥ 0, not \(offset)") }
         try withinHorizon(offset, "seek offset")
         let p = try player(id)
         let t = currentTime
-        let target = p.loopEnabled ? p.wrap(offset) : offset
+        let target = p.loopEnabled && (offset >= p.loopLength || offset >= p.compiled.duration) ? 0 : offset
         switch p.phase {
         case .playing: p.phase = .playing(time: t, offset: target)
         case .paused: p.phase = .paused(offset: target)

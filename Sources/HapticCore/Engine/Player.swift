@@ -91,11 +91,12 @@ final class PlayerState {
         self.isOneShot = isOneShot
     }
 
-    /// The loop length: `loopEnd`, or when it is 0 the end of the last event (Apple), or for a
-    /// pattern whose events all sit at 0 (a single transient) the end of its output.
+    /// The loop length: `loopEnd`, or when it is 0 the end of the last event (Apple; parameters and
+    /// curves after it do not count, a transient's own duration does), or for a pattern whose
+    /// events all end at 0 (a single transient) the end of its output.
     var loopLength: Double {
         if loopEnd > 0 { return loopEnd }
-        if compiled.duration > 0 { return compiled.duration }
+        if compiled.eventsEnd > 0 { return compiled.eventsEnd }
         return max(compiled.renderEnd, 0.001)
     }
 

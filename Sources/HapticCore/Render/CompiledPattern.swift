@@ -41,6 +41,8 @@ public final class CompiledPattern: Sendable {
     let envelopes: [EventEnvelope]
     /// Apple's duration: latest event end and parameter/curve time.
     public let duration: Double
+    /// The end of the last event: a loop's length when `loopEnd` is 0 (`HapticPattern.eventsEnd`).
+    public let eventsEnd: Double
     /// When the output falls silent if nothing external changes the controls (tails included).
     public let renderEnd: Double
 
@@ -49,6 +51,7 @@ public final class CompiledPattern: Sendable {
         self.profile = profile
         let duration = pattern.duration
         self.duration = duration
+        eventsEnd = pattern.eventsEnd
 
         var entries: [(id: DynamicParameterID, entry: ControlTimeline.Entry, start: Double)] = []
         for element in pattern.elements {
