@@ -95,6 +95,10 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         // Handlers are the program's closures (not Sendable, as Apple's types are not): kept here,
         // called only on `handlerQueue`.
         var finishedHandler: Unchecked<FinishedHandler>?
+        /// Why the players last stopped, when an error stopped them (a reset, hapticd gone): what
+        /// the pending `notifyWhenPlayersFinished` handler hears (Apple: "If the engine detects the
+        /// players have stopped due to an error, this is set").
+        var finishError: CHHapticError?
         var stoppedHandler = Unchecked<StoppedHandler>({ _ in })
         var resetHandler = Unchecked<ResetHandler>({})
         var playsHapticsOnly = false
@@ -487,14 +491,16 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// finish, hearing `invalidPatternPlayer`; hapticd says no `player.finished` for them); the
     /// program starts the engine again.
     func resetByDaemon() {
+        let error = CHHapticError(.invalidPatternPlayer, "the pad's engine was reset: make the player again")
         let (handler, ids, playing) = state.withLock { s -> (Unchecked<ResetHandler>, [Int], [PatternPlayer]) in
             let ids = Array(s.players.keys)
             let playing = s.players.values.filter(\.active).compactMap(\.player)
+            if s.finishedHandler != nil, s.players.values.contains(where: \.active) { s.finishError = error }
             invalidatePlayers(&s)
             return (s.resetHandler, ids, playing)
         }
         for id in ids { service.disown(id) }
-        finish(playing, CHHapticError(.invalidPatternPlayer, "the pad's engine was reset: make the player again"))
+        finish(playing, error)
         handlerQueue.async { handler.value() }
         checkFinished()
     }
@@ -503,14 +509,16 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// playing finish (their completion handlers hear `serverInterrupted`: hapticd, which would say
     /// `player.finished`, cannot), as does `notifyWhenPlayersFinished`.
     func serverLost() {
+        let error = CHHapticError(.serverInterrupted, "hapticd went away")
         let (handler, playing) = state.withLock { s -> (Unchecked<StoppedHandler>?, [PatternPlayer]) in
             let wasRunning = s.running
             let playing = s.players.values.filter(\.active).compactMap(\.player)
+            if s.finishedHandler != nil, s.players.values.contains(where: \.active) { s.finishError = error }
             invalidatePlayers(&s)
             s.lostServer = true
             return (wasRunning ? s.stoppedHandler : nil, playing)
         }
-        finish(playing, CHHapticError(.serverInterrupted, "hapticd went away"))
+        finish(playing, error)
         if let handler { handlerQueue.async { handler.value(.systemError) } }
         checkFinished()
     }
@@ -557,17 +565,24 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         }
     }
 
+    /// Calls a pending `notifyWhenPlayersFinished` handler once nothing plays, with the error the
+    /// players stopped on, if one did. `.stopEngine` stops a running engine, whose `stoppedHandler`
+    /// then hears `notifyWhenFinished`; an engine that was not running has nothing to stop.
     private func checkFinished() {
-        let handler = state.withLock { s -> Unchecked<FinishedHandler>? in
+        let pending = state.withLock { s -> (Unchecked<FinishedHandler>, CHHapticError?)? in
             guard let h = s.finishedHandler, !s.players.values.contains(where: \.active) else { return nil }
             s.finishedHandler = nil
-            return h
+            defer { s.finishError = nil }
+            return (h, s.finishError)
         }
-        guard let handler else { return }
+        guard let (handler, error) = pending else { return }
         handlerQueue.async { [self] in
-            guard handler.value(nil) == .stopEngine else { return }
-            _ = halt()
-            stoppedHandler(.notifyWhenFinished)
+            guard handler.value(error) == .stopEngine else { return }
+            let wasRunning = state.withLock { s in
+                defer { s.running = false; s.idleDeadline = nil }
+                return s.running
+            }
+            if wasRunning { stoppedHandler(.notifyWhenFinished) }
         }
     }
 

@@ -25,14 +25,17 @@ open class CHHapticPattern: NSObject, @unchecked Sendable {
     public init(events: [CHHapticEvent], parameters: [CHHapticDynamicParameter]) throws {
         var elements: [JSONValue] = events.map(Self.json)
         elements += parameters.map(Self.json)
-        model = try Self.load(.object(JSONObject(["Pattern": .array(elements)])), as: .invalidPatternData)
+        model = try Self.load(.object(JSONObject(["Pattern": .array(elements)])), as: .invalidPatternData, curveTimes: .relative)
         super.init()
     }
 
+    /// Each curve's control-point times are relative to its own `relativeTime`, as Apple documents —
+    /// always: the loader's reading of absolute times, for files that show that convention, is not
+    /// applied to curves made as objects.
     public init(events: [CHHapticEvent], parameterCurves: [CHHapticParameterCurve]) throws {
         var elements: [JSONValue] = events.map(Self.json)
         elements += parameterCurves.map(Self.json)
-        model = try Self.load(.object(JSONObject(["Pattern": .array(elements)])), as: .invalidPatternData)
+        model = try Self.load(.object(JSONObject(["Pattern": .array(elements)])), as: .invalidPatternData, curveTimes: .relative)
         super.init()
     }
 
@@ -100,9 +103,9 @@ open class CHHapticPattern: NSObject, @unchecked Sendable {
         }
     }
 
-    static func load(_ json: JSONValue, as fallback: CHHapticError.Code) throws -> HapticPattern {
+    static func load(_ json: JSONValue, as fallback: CHHapticError.Code, curveTimes: AHAPLoader.CurveTimes = .decide) throws -> HapticPattern {
         do {
-            return try PatternLoader.load(json: json, format: .ahap, limits: limits).pattern
+            return try AHAPLoader.load(json: json, limits: limits, curveTimes: curveTimes).pattern
         } catch {
             throw Self.error(error, fallback, "the pattern")
         }

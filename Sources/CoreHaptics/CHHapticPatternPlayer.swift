@@ -123,25 +123,33 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         }
     }
 
-    /// The curve starts at `time`, which takes the place of its own `relativeTime` (relative to a
-    /// pattern's start, which a playing player's curve has none of); the caller's curve object is
-    /// left as it was, to be used again (in a pattern, say).
+    /// The curve starts at `time`, which takes the place of its own `relativeTime`: as Apple
+    /// documents, the curve's `relativeTime` is set to `time` ("This method overrides the
+    /// relativeTime property of the passed-in CHHapticParameterCurve"). Control points out of time
+    /// order are taken in time order (those of one time in the order given), as in a pattern.
     public func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws {
         try requireValid()
         guard let id = DynamicParameterID(rawValue: parameterCurve.parameterID.rawValue) else {
             throw CHHapticError(.invalidParameterType, "unknown dynamic parameter \"\(parameterCurve.parameterID.rawValue)\"")
         }
-        guard !id.isAudio else { return }
-        var points: [JSONValue] = []
+        guard !id.isAudio else {
+            parameterCurve.relativeTime = time
+            return
+        }
+        var points: [(time: Double, value: Double)] = []
         for p in parameterCurve.controlPoints {
             guard p.value.isFinite, p.relativeTime.isFinite, p.relativeTime >= 0 else {
                 throw CHHapticError(.invalidParameterType, "curve control points have finite values and times ≥ 0")
             }
-            let value = min(max(Double(p.value), id.range.lowerBound), id.range.upperBound)
-            points.append(.array([.number(p.relativeTime), .number(value)]))
+            points.append((p.relativeTime, min(max(Double(p.value), id.range.lowerBound), id.range.upperBound)))
         }
         guard !points.isEmpty else { throw CHHapticError(.invalidParameterType, "a curve needs at least one control point") }
-        try command("player.schedule_curve", ["parameter": .string(id.rawValue), "points": .array(points)], at: time)
+        // Stable: `sorted(by:)` is not guaranteed to be, so order by (time, position).
+        let ordered = points.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map {
+            JSONValue.array([.number($0.element.time), .number($0.element.value)])
+        }
+        try command("player.schedule_curve", ["parameter": .string(id.rawValue), "points": .array(ordered)], at: time)
+        parameterCurve.relativeTime = time
     }
 
     public func cancel() throws {

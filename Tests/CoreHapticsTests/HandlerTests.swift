@@ -286,6 +286,13 @@ extension CoreHapticsSuite {
             return .leaveEngineRunning
         }
         #expect(asked.wait(), "nothing plays: at once")
+        // Not running: `.stopEngine` has nothing to stop, and no stopped handler runs for it.
+        let idle = Recorder<Bool>()
+        engine.notifyWhenPlayersFinished { _ in
+            idle.record(true)
+            return .stopEngine
+        }
+        #expect(idle.wait())
         try engine.start()
         let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 0.2)], parameters: []))
         try player.start(atTime: 0)
@@ -296,8 +303,21 @@ extension CoreHapticsSuite {
         }
         #expect(finished.wait())
         #expect(stopped.wait())
-        #expect(stopped.all == [.notifyWhenFinished])
+        #expect(stopped.all == [.notifyWhenFinished], "once: for the running engine only")
         #expect(throws: CHHapticError(.engineNotRunning)) { try player.start(atTime: 0) }
+        // Players stopped by an error: the handler hears it (Apple: "If the engine detects the
+        // players have stopped due to an error, this is set").
+        try engine.start()
+        let long = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 10)], parameters: []))
+        try long.start(atTime: 0)
+        let why = Recorder<CHHapticError.Code?>()
+        engine.notifyWhenPlayersFinished { error in
+            why.record((error as? CHHapticError)?.code)
+            return .leaveEngineRunning
+        }
+        _ = try daemon.client().request("engine.reset")
+        #expect(why.wait())
+        #expect(why.all == [.invalidPatternPlayer])
         #expect(daemon.terminate() == 0)
     }
 

@@ -48,13 +48,14 @@ extension CoreHapticsSuite {
         let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 1.2)], parameters: []))
         let t0 = engine.currentTime + 0.05
         try player.start(atTime: t0)
-        // From 0.3 s: a quarter of the intensity. From 0.6 s: a curve back up to full over 0.3 s.
+        // From 0.3 s: a quarter of the intensity. From 0.6 s: a curve back up to full over 0.3 s
+        // (its points given out of time order: taken in time order, as in a pattern).
         try player.sendParameters([CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.25, relativeTime: 0)], atTime: t0 + 0.3)
         let curve = CHHapticParameterCurve(
             parameterID: .hapticIntensityControl,
-            controlPoints: [.init(relativeTime: 0, value: 0.25), .init(relativeTime: 0.3, value: 1)], relativeTime: 99)
+            controlPoints: [.init(relativeTime: 0.3, value: 1), .init(relativeTime: 0, value: 0.25)], relativeTime: 99)
         try player.scheduleParameterCurve(curve, atTime: t0 + 0.6)
-        #expect(curve.relativeTime == 99, "atTime takes the place of the curve's own time; the caller's curve is left as it was")
+        #expect(curve.relativeTime == t0 + 0.6, "Apple: the method overrides the curve's relativeTime, setting it to atTime")
         #expect(waitForPlayers(engine))
         let rows = daemon.traceRows()
         func strong(at t: Double) -> Int { rows.last(where: { $0.0 <= t0 + t })?.2 ?? -1 }
@@ -174,6 +175,28 @@ extension CoreHapticsSuite {
         #expect(late.count == 1 && late[0] - resumed > 0.1 - interval && late[0] - resumed < 0.1 + 2 * interval,
                 "after seeking to 1.9 s, the transient at 2 s plays 0.1 s later: \(late.map { $0 - resumed })")
         #expect(daemon.terminate() == 0)
+    }
+
+    @Test func parameterAttributesAreApplesDocumentedRangesAndDefaults() throws {
+        let caps = CHHapticEngine.capabilitiesForHardware()
+        // CHHapticParameter.h: AudioBrightness "Range: 0.0 … to 1.0 (no reduction of frequency
+        // content). Default: 1.0"; AudioPan "Range: -1.0 … to 1.0 … Default: 0.0 (panned center)".
+        let brightness = try caps.attributes(forEventParameter: .audioBrightness, eventType: .audioContinuous)
+        #expect((brightness.minValue, brightness.maxValue, brightness.defaultValue) == (0, 1, 1))
+        let pan = try caps.attributes(forEventParameter: .audioPan, eventType: .audioContinuous)
+        #expect((pan.minValue, pan.maxValue, pan.defaultValue) == (-1, 1, 0))
+    }
+
+    @Test func curvesMadeAsObjectsKeepTheirRelativeTimes() throws {
+        // Two curves whose first points sit at their own start: in a file that is the mark of
+        // exporters writing absolute times, but objects mean what Apple documents — relative.
+        let curves = [0.5, 1.0].map { t in
+            CHHapticParameterCurve(
+                parameterID: .hapticIntensityControl,
+                controlPoints: [.init(relativeTime: t, value: 0.2), .init(relativeTime: t + 0.3, value: 1)], relativeTime: t)
+        }
+        let pattern = try CHHapticPattern(events: [continuous(0, 2)], parameterCurves: curves)
+        #expect(abs(pattern.duration - 2.3) < 1e-9, "the second curve ends at 1.0 + 1.3 s: \(pattern.duration)")
     }
 
     @Test func aRateIsTakenWithinHapticdsRangeAndOneItRefusesIsNotKept() throws {
