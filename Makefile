@@ -13,7 +13,8 @@
 #                      plug-in's native library for Linux (docs/clients.md, "Unity")
 #
 # The binaries link the Swift runtime statically (--static-swift-stdlib): they need only glibc,
-# libstdc++, libgcc_s and libevdev at run time, all Debian packages, and no Swift toolchain.
+# libstdc++ and libgcc_s (hapticd also libevdev and alsa-lib) at run time, all Debian packages, and
+# no Swift toolchain.
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
