@@ -18,6 +18,9 @@ open class CHHapticPattern: NSObject, @unchecked Sendable {
     public typealias Key = String
 
     let model: HapticPattern
+    /// Made from events that name registered audio resources (`CHHapticEvent(audioResourceID:…)`):
+    /// such a pattern cannot be exported (Apple).
+    private(set) var usesAudioResources = false
 
     /// Seconds: when the last event, parameter or curve point ends.
     open var duration: TimeInterval { model.duration }
@@ -26,6 +29,7 @@ open class CHHapticPattern: NSObject, @unchecked Sendable {
         var elements: [JSONValue] = events.map(Self.json)
         elements += parameters.map(Self.json)
         model = try Self.load(.object(JSONObject(["Pattern": .array(elements)])), as: .invalidPatternData, curveTimes: .relative)
+        usesAudioResources = events.contains { $0.audioResourceID != nil }
         super.init()
     }
 
@@ -36,6 +40,7 @@ open class CHHapticPattern: NSObject, @unchecked Sendable {
         var elements: [JSONValue] = events.map(Self.json)
         elements += parameterCurves.map(Self.json)
         model = try Self.load(.object(JSONObject(["Pattern": .array(elements)])), as: .invalidPatternData, curveTimes: .relative)
+        usesAudioResources = events.contains { $0.audioResourceID != nil }
         super.init()
     }
 
@@ -60,7 +65,12 @@ open class CHHapticPattern: NSObject, @unchecked Sendable {
     }
 
     /// The pattern as an AHAP dictionary (`Version`, `Pattern`, and `Metadata` when it has some).
+    /// A pattern made with custom audio resource IDs throws `operationNotPermitted`, as Apple's does
+    /// ("Patterns containing custom audio resource IDs cannot be exported").
     open func exportDictionary() throws -> [CHHapticPattern.Key: Any] {
+        guard !usesAudioResources else {
+            throw CHHapticError(.operationNotPermitted, "a pattern with custom audio resource IDs cannot be exported")
+        }
         guard case .object(let o) = AHAPWriter.json(model), let d = DictionaryJSON.any(.object(o)) as? [String: Any] else {
             throw CHHapticError(.invalidPatternData, "the pattern cannot be written as AHAP")
         }

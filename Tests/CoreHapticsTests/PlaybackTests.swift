@@ -199,6 +199,16 @@ extension CoreHapticsSuite {
         #expect(abs(pattern.duration - 2.3) < 1e-9, "the second curve ends at 1.0 + 1.3 s: \(pattern.duration)")
     }
 
+    @Test func aPatternWithCustomAudioResourcesCannotBeExported() throws {
+        // CHHapticPattern.h: "Patterns containing custom audio resource IDs cannot be exported and
+        // will return nil with the error code set to CHHapticErrorCodeOperationNotPermitted."
+        let custom = try CHHapticPattern(events: [CHHapticEvent(audioResourceID: 7, parameters: [], relativeTime: 0), transient(0.1)], parameters: [])
+        #expect(throws: CHHapticError(.operationNotPermitted)) { try custom.exportDictionary() }
+        let plain = try CHHapticPattern(events: [transient(0.1, intensity: 0.5)], parameters: [])
+        let exported = try plain.exportDictionary()
+        #expect((exported[.pattern] as? [Any])?.count == 1)
+    }
+
     @Test func aRateIsTakenWithinHapticdsRangeAndOneItRefusesIsNotKept() throws {
         // A horizon of 10 s: the 0.2 s pattern at rate 0.01 would play 20 s, which hapticd refuses.
         let daemon = try Fixture.daemon("[limits]\ntime_horizon = 10\n")
