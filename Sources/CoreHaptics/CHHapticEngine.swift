@@ -293,8 +293,8 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Calls `finishedHandler` (on `handlerQueue`) once every player of this engine has finished —
-    /// at once when none plays. `.stopEngine` stops the engine, and its stopped handler hears
-    /// `notifyWhenFinished`.
+    /// at once when none plays — with the error they stopped on, if one did. `.stopEngine` stops a
+    /// running engine, whose stopped handler hears `notifyWhenFinished`.
     open func notifyWhenPlayersFinished(finishedHandler: @escaping CHHapticEngine.FinishedHandler) {
         let h = Unchecked(finishedHandler)
         state.withLock { $0.finishedHandler = h }
@@ -315,6 +315,9 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         let advanced = kind == AdvancedPatternPlayer.self
         var body = target()
         body.append("pattern", pattern.json)
+        // The library's pattern is already resolved (made from objects, or loaded here): its curve
+        // times are relative, and hapticd must not read them again as a file's.
+        body.append("curve_times", .string("relative"))
         body.append("advanced", .bool(advanced))
         let result = try service.request("player.create", body, otherwise: .invalidPatternData)
         guard case .number(let n)? = result["player"] else { throw CHHapticError(.unknownError, "hapticd made no player") }
@@ -346,6 +349,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         if !state.withLock({ $0.running }) { try start() }
         var body = target()
         body.append("pattern", AHAPWriter.json(pattern))
+        body.append("curve_times", .string("relative"))
         let muted = state.withLock { $0.isMutedForHaptics || $0.playsAudioOnly }
         if muted { return }
         let result = try service.request("play", body, otherwise: .invalidPatternData)

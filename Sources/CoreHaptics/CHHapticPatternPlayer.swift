@@ -61,6 +61,8 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         var playbackRate: Float = 1
         /// Counts `playbackRate`'s changes: a refused one reverts only if it is still the latest.
         var rateSerial = 0
+        /// The rate hapticd last took (1 until a change is answered).
+        var acceptedRate: Float = 1
         var completionHandler = Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>({ _ in })
         /// Its last transport command was a pause: it has no end of its own until resumed.
         var held = false
@@ -191,11 +193,11 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
     }
 
     /// A setter's change (it cannot fail in Apple's API): sent without waiting.
-    func post(_ members: KeyValuePairs<String, JSONValue>, failed: (@Sendable (CHHapticError) -> Void)? = nil) {
+    func post(_ members: KeyValuePairs<String, JSONValue>) {
         guard engine.isValid(generation) else { return }
         var body = JSONObject(["player": .number(Double(id))])
         for (k, v) in members { body.append(k, v) }
-        engine.service.post("player.set", body, failed: failed)
+        engine.service.post("player.set", body)
     }
 }
 
@@ -250,16 +252,28 @@ final class AdvancedPatternPlayer: PatternPlayer, CHHapticAdvancedPatternPlayer,
         get { local.withLock { $0.playbackRate } }
         set {
             guard newValue.isFinite, newValue > 0 else { return }
+            // Clamped as a Double and sent as one: Float(0.01) is just below 0.01, which hapticd refuses.
             let range = EngineLimits().rates
-            let rate = Float(min(max(Double(newValue), range.lowerBound), range.upperBound))
-            let (previous, serial) = local.withLock { l in
-                defer { l.playbackRate = rate; l.rateSerial &+= 1 }
-                return (l.playbackRate, l.rateSerial &+ 1)
+            let rate = min(max(Double(newValue), range.lowerBound), range.upperBound)
+            let serial = local.withLock { l in
+                l.playbackRate = Float(rate)
+                l.rateSerial &+= 1
+                return l.rateSerial
             }
-            post(["rate": .number(Double(rate))]) { [weak self] _ in
-                // Refused: back to the rate in force, unless a newer one was set since.
-                self?.local.withLock { l in if l.rateSerial == serial { l.playbackRate = previous } }
-            }
+            guard engine.isValid(generation) else { return }
+            var body = JSONObject(["player": .number(Double(id))])
+            body.append("rate", .number(rate))
+            // Replies come in order: `acceptedRate` is the rate hapticd took last. A refusal (or no
+            // answer) puts it back, unless a newer rate was set since.
+            engine.service.post("player.set", body, completed: { [weak self] error in
+                self?.local.withLock { l in
+                    if error == nil {
+                        l.acceptedRate = Float(rate)
+                    } else if l.rateSerial == serial {
+                        l.playbackRate = l.acceptedRate
+                    }
+                }
+            })
         }
     }
 

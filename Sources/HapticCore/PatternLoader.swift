@@ -32,10 +32,13 @@ public enum PatternLoader {
     /// Loads an already parsed document (an inline pattern in a socket request). `.auto` detects the
     /// format; an explicit format is obeyed, and a document that looks like the other format gets a
     /// hint in its diagnostics.
-    public static func load(json: JSONValue, format: PatternFormat = .auto, limits: AHAPLimits = .default) throws(AHAPLoadError) -> LoadedPattern {
+    /// `curveTimes` applies to AHAP (`AHAPLoader.CurveTimes`); a `.haptic` clip has no curves.
+    public static func load(
+        json: JSONValue, format: PatternFormat = .auto, limits: AHAPLimits = .default, curveTimes: AHAPLoader.CurveTimes = .decide
+    ) throws(AHAPLoadError) -> LoadedPattern {
         switch format == .auto ? detect(json) : format {
         case .haptic: return try HapticClipLoader.load(json: json, limits: limits)
-        default: return try AHAPLoader.load(json: json, limits: limits)
+        default: return try AHAPLoader.load(json: json, limits: limits, curveTimes: curveTimes)
         }
     }
 }

@@ -202,7 +202,11 @@ public enum PatternSource: Sendable {
     static let pattern = CommandArgument<JSONValue>.raw("pattern", .object)
     static let name = CommandArgument<String>.string("name")
     static let format = CommandArgument<String>.string("format")
-    static let arguments: [any AnyArgument] = [pattern, name, format]
+    /// How an inline AHAP pattern's curve control-point times are read: `decide` (the default: per
+    /// pattern, relative as Apple documents unless it shows the absolute convention of some exporters)
+    /// or `relative` (always: a pattern already resolved, as Core Haptics sends its own).
+    static let curveTimes = CommandArgument<String>.string("curve_times")
+    static let arguments: [any AnyArgument] = [pattern, name, format, curveTimes]
 
     init(_ a: Arguments) throws(ProtocolError) {
         if let json = try a(Self.pattern) {
@@ -214,13 +218,21 @@ public enum PatternSource: Sendable {
                 }
                 format = f
             }
+            var curveTimes = AHAPLoader.CurveTimes.decide
+            if let name = try a(Self.curveTimes) {
+                guard let c = AHAPLoader.CurveTimes(rawValue: name) else {
+                    throw ProtocolError(.badRequest, "unknown curve_times \"\(name)\" (\(AHAPLoader.CurveTimes.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                curveTimes = c
+            }
             do {
-                self = .inline(try PatternLoader.load(json: json, format: format, limits: a.context.patternLimits).pattern)
+                self = .inline(try PatternLoader.load(json: json, format: format, limits: a.context.patternLimits, curveTimes: curveTimes).pattern)
             } catch {
                 let first = error.errors.first.map(\.description) ?? "invalid"
                 throw ProtocolError(.invalidPattern, "pattern: \(first)", details: error.errors.map(\.description))
             }
         } else if let name = try a(Self.name) {
+            if a.has(Self.curveTimes) { throw ProtocolError(.badRequest, "\"curve_times\" is for an inline \"pattern\"") }
             self = .named(name)
         } else {
             throw ProtocolError(.badRequest, "give \"pattern\" (an AHAP object) or \"name\" (a library pattern)")

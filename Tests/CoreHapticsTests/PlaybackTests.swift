@@ -187,7 +187,7 @@ extension CoreHapticsSuite {
         #expect((pan.minValue, pan.maxValue, pan.defaultValue) == (-1, 1, 0))
     }
 
-    @Test func curvesMadeAsObjectsKeepTheirRelativeTimes() throws {
+    @Test func curvesMadeAsObjectsKeepTheirRelativeTimesHereAndInHapticd() throws {
         // Two curves whose first points sit at their own start: in a file that is the mark of
         // exporters writing absolute times, but objects mean what Apple documents — relative.
         let curves = [0.5, 1.0].map { t in
@@ -197,6 +197,15 @@ extension CoreHapticsSuite {
         }
         let pattern = try CHHapticPattern(events: [continuous(0, 2)], parameterCurves: curves)
         #expect(abs(pattern.duration - 2.3) < 1e-9, "the second curve ends at 1.0 + 1.3 s: \(pattern.duration)")
+        // And so does hapticd, which plays it (the duration its player reports).
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let player = try engine.makeAdvancedPlayer(with: pattern)
+        let id = try #require(player as? AdvancedPatternPlayer).id
+        let reply = try HapticService.shared.request("player.set", JSONObject(["player": .number(Double(id)), "muted": .bool(false)]))
+        #expect(abs((number(reply, "duration") ?? 0) - 2.3) < 1e-9, "hapticd reads the curves as sent: \(reply)")
+        #expect(daemon.terminate() == 0)
     }
 
     @Test func aPatternWithCustomAudioResourcesCannotBeExported() throws {
@@ -209,26 +218,46 @@ extension CoreHapticsSuite {
         #expect((exported[.pattern] as? [Any])?.count == 1)
     }
 
-    @Test func aRateIsTakenWithinHapticdsRangeAndOneItRefusesIsNotKept() throws {
-        // A horizon of 10 s: the 0.2 s pattern at rate 0.01 would play 20 s, which hapticd refuses.
-        let daemon = try Fixture.daemon("[limits]\ntime_horizon = 10\n")
+    /// The rate hapticd holds for `player`, read from a `player.set` reply on the library's own
+    /// connection: its reply comes after those of the rates set before, handled by then.
+    func rateHeldByHapticd(_ player: any CHHapticAdvancedPatternPlayer) throws -> Double? {
+        let id = try #require(player as? AdvancedPatternPlayer).id
+        return number(try HapticService.shared.request("player.set", JSONObject(["player": .number(Double(id)), "muted": .bool(false)])), "rate")
+    }
+
+    @Test func aRatePastHapticdsRangeIsTakenAsItsEnd() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [transient(0)], parameters: []))
+        player.playbackRate = 1e30
+        #expect(player.playbackRate == 100)
+        #expect(try rateHeldByHapticd(player) == 100)
+        player.playbackRate = 1e-9
+        #expect(try rateHeldByHapticd(player) == 0.01, "the low end is taken too (not a Float just under it)")
+        #expect(player.playbackRate == Float(0.01))
+        #expect(daemon.terminate() == 0)
+    }
+
+    @Test func aRateHapticdRefusesIsNotKept() throws {
+        // At most 4, and a horizon of 10 s: the 0.2 s pattern at rate 0.01 would play 20 s.
+        let daemon = try Fixture.daemon("[limits]\nmax_rate = 4\ntime_horizon = 10\n")
         let engine = try CHHapticEngine()
         try engine.start()
         let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [transient(0), transient(0.2)], parameters: []))
-        // The rate hapticd holds, read from a `player.set` reply on the library's own connection: its
-        // reply comes after the rate's, whose refusal the library has handled by then.
-        func heldByHapticd() throws -> Double? {
-            let id = try #require(player as? AdvancedPatternPlayer).id
-            return number(try HapticService.shared.request("player.set", JSONObject(["player": .number(Double(id)), "muted": .bool(false)])), "rate")
-        }
-        player.playbackRate = 1e30
-        #expect(player.playbackRate == 100, "a rate past hapticd's range is taken as its end")
-        #expect(try heldByHapticd() == 100)
+        player.playbackRate = 3
+        #expect(try rateHeldByHapticd(player) == 3)
         player.playbackRate = 1e-9
-        #expect(try heldByHapticd() == 100, "hapticd refused 0.01 for this pattern")
-        #expect(player.playbackRate == 100, "the getter says the rate the player plays at, not a refused one")
+        #expect(try rateHeldByHapticd(player) == 3, "hapticd refused 0.01 for this pattern")
+        #expect(player.playbackRate == 3, "the getter says the rate the player plays at, not a refused one")
+        // Two refused in a row, the second sent before the first is answered: back to the rate
+        // hapticd took, not to the first refused one.
+        player.playbackRate = 5
+        player.playbackRate = 6
+        #expect(try rateHeldByHapticd(player) == 3)
+        #expect(player.playbackRate == 3)
         player.playbackRate = 0.5
-        #expect(try heldByHapticd() == 0.5)
+        #expect(try rateHeldByHapticd(player) == 0.5)
         #expect(player.playbackRate == 0.5)
         #expect(daemon.terminate() == 0)
     }

@@ -327,6 +327,38 @@ final class Recorder {
         #expect(record.ended.contains { $0.0 == q && $0.1 == .finished })
     }
 
+    @Test func aLoneTransientLoopsAtItsPulseAndAnOpenEndedContinuousAtThePatternsEnd() throws {
+        engine.start()
+        // A transient at 0 and a curve to 2 s: the events end at 0, so the loop is the pulse's own
+        // length — the curve does not stretch it.
+        let lone = HapticPattern(elements: [
+            .event(.transient(at: 0, intensity: 1, sharpness: 1)),
+            .curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 1), .init(2, 1)])),
+        ])
+        let p = engine.makePlayer(lone, advanced: true)
+        try engine.setLoopEnabled(p, true)
+        try engine.start(p)
+        let pulse = CompiledPattern(lone).eventsOutputEnd
+        #expect(pulse > 0 && pulse < 0.2)
+        #expect(at(0.005) == MotorMagnitudes(strong: 0, weak: 65535))
+        #expect(at(pulse + 0.005) == MotorMagnitudes(strong: 0, weak: 65535), "again one pulse later, not 2 s later")
+        try engine.destroyPlayer(p)
+        // A continuous event without a duration sounds to the pattern's end (the curve's, 2 s): the
+        // loop is that long, not the 0.5 s of the transient after it.
+        let open = HapticPattern(elements: [
+            .event(HapticEvent(type: .hapticContinuous, time: 0, parameters: [.init(.hapticIntensity, 0.5), .init(.hapticSharpness, 0)])),
+            .event(.transient(at: 0.5, intensity: 1, sharpness: 1)),
+            .curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 1), .init(2, 1)])),
+        ])
+        #expect(open.eventsEnd == 2)
+        let q = engine.makePlayer(open, advanced: true)
+        try engine.setLoopEnabled(q, true)
+        clock.now = 10
+        try engine.start(q)
+        _ = at(11.0)
+        #expect(abs(try engine.status(q).offset - 1.0) < 1e-9, "1 s into a 2 s loop, not wrapped at 0.5 s")
+    }
+
     @Test func loopEndShortensTheLoop() throws {
         engine.start()
         let p = engine.makePlayer(twoPart, advanced: true)

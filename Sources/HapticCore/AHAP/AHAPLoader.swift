@@ -26,7 +26,7 @@ public enum AHAPLoader {
     /// How curve control-point times are read: `.decide` per file (the rule above, for files and
     /// dictionaries from the wild); `.relative` always, as Apple documents — for a pattern built from
     /// objects, whose curves say unambiguously what they mean.
-    public enum CurveTimes: Sendable { case decide, relative }
+    public enum CurveTimes: String, CaseIterable, Sendable { case decide, relative }
 
     public static func load(json: JSONValue, limits: AHAPLimits = .default, curveTimes: CurveTimes = .decide) throws(AHAPLoadError) -> LoadedPattern {
         var reader = Reader(limits: limits)

@@ -93,11 +93,11 @@ final class PlayerState {
 
     /// The loop length: `loopEnd`, or when it is 0 the end of the last event (Apple; parameters and
     /// curves after it do not count, a transient's own duration does), or for a pattern whose
-    /// events all end at 0 (a single transient) the end of its output.
+    /// events all end at 0 (a single transient) the end of their output.
     var loopLength: Double {
         if loopEnd > 0 { return loopEnd }
         if compiled.eventsEnd > 0 { return compiled.eventsEnd }
-        return max(compiled.renderEnd, 0.001)
+        return max(compiled.eventsOutputEnd, 0.001)
     }
 
     /// Whether the player holds anything that will sound or act later.
