@@ -1,4 +1,5 @@
 internal import HapticCore
+import Synchronization
 
 /// A parameter's range and default: Apple's `CHHapticParameterAttributes`.
 public protocol CHHapticParameterAttributes: NSObjectProtocol {
@@ -32,18 +33,32 @@ final class HapticParameterAttributes: NSObject, CHHapticParameterAttributes, Se
 /// The capabilities of a pad as hapticd reports them; the parameter ranges are hapticd's own
 /// (HapticCore's, the same table the daemon's `capabilities` command reports).
 final class HapticDeviceCapability: CHHapticDeviceCapability, Sendable {
-    let supportsHaptics: Bool
+    /// The pad asked about; nil: any pad.
+    let device: Int?
+    /// hapticd's answer, asked once, at the first read of `supportsHaptics`: the parameter ranges
+    /// need no round trip (Unity's inspectors ask for them on every repaint).
+    private let answer = Mutex<Bool?>(nil)
     var supportsAudio: Bool { false }
 
-    init(supportsHaptics: Bool) { self.supportsHaptics = supportsHaptics }
+    init(device: Int?) { self.device = device }
 
-    /// Asks hapticd about `device` (nil: whether it has any pad); no daemon: no haptics.
-    static func query(device: Int?) -> HapticDeviceCapability {
+    /// True when hapticd answers and has the pad (nil: any pad); no daemon: no haptics.
+    var supportsHaptics: Bool {
+        if let known = answer.withLock({ $0 }) { return known }
         let service = HapticService.shared
-        guard let device else { return HapticDeviceCapability(supportsHaptics: connectedPads(service) > 0) }
-        let r = try? service.request("capabilities", JSONObject(["device": .number(Double(device))]))
-        return HapticDeviceCapability(supportsHaptics: r?["supports_haptics"] == .bool(true) && r?["connected"] == .bool(true))
+        let yes: Bool
+        if let device {
+            let r = try? service.request("capabilities", JSONObject(["device": .number(Double(device))]))
+            yes = r?["supports_haptics"] == .bool(true) && r?["connected"] == .bool(true)
+        } else {
+            yes = Self.connectedPads(service) > 0
+        }
+        answer.withLock { $0 = yes }
+        return yes
     }
+
+    /// The capabilities of `device` (nil: any pad), asked of hapticd when first read.
+    static func query(device: Int?) -> HapticDeviceCapability { HapticDeviceCapability(device: device) }
 
     /// How many pads hapticd has connected (0 when it does not answer).
     static func connectedPads(_ service: HapticService) -> Int {

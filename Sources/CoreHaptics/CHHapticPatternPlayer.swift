@@ -36,7 +36,7 @@ public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
     /// An offset into the pattern (seconds); past its end ends playback, unless the player loops.
     func seek(toOffset offsetTime: TimeInterval) throws
     var loopEnabled: Bool { get set }
-    /// Seconds; 0 loops at the end of the last event.
+    /// Seconds; 0 loops at the pattern's length (its duration).
     var loopEnd: TimeInterval { get set }
     /// Above 0; other values are ignored.
     var playbackRate: Float { get set }
@@ -233,9 +233,15 @@ final class AdvancedPatternPlayer: PatternPlayer, CHHapticAdvancedPatternPlayer,
         }
     }
 
-    /// Seconds; 0 loops at the end of the last event.
+    /// Seconds; 0 loops at the pattern's length (its duration: docs/rendering.md, "Advanced
+    /// players"). Unset (or set to 0) it reads as that length, where the loop goes back — as Apple's
+    /// own Unity plug-in test expects (`Test_AdvancedPlayer_LoopEnd_DefaultIsPatternLength`); 0 for a
+    /// pattern of lone transients at 0, which hapticd loops at the end of their pulses.
     public var loopEnd: TimeInterval {
-        get { local.withLock { $0.loopEnd } }
+        get {
+            let end = local.withLock { $0.loopEnd }
+            return end > 0 ? end : duration
+        }
         set {
             guard newValue.isFinite, newValue >= 0 else { return }
             local.withLock { $0.loopEnd = newValue }

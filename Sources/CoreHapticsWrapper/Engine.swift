@@ -42,19 +42,19 @@ public func CoreHaptics_CHHapticEngine_Create(
         return nil
     }
     let handle = Handles.retain(EngineHandle(engine), as: .engine)
-    let address = UInt(bitPattern: handle)
+    let token = Handles.token(handle)
     // On the callback thread (CallbackThread); not after Destroy.
     CallbackThread.shared.start()
     engine.stoppedHandler = { reason in
         CallbackThread.shared.post {
-            guard Handles.isLive(address) else { return }
-            onStopped?(UnsafeRawPointer(bitPattern: address), stoppedReason(reason))
+            guard let token, token.isLive else { return }
+            onStopped?(token.pointer, stoppedReason(reason))
         }
     }
     engine.resetHandler = {
         CallbackThread.shared.post {
-            guard Handles.isLive(address) else { return }
-            onReset?(UnsafeRawPointer(bitPattern: address))
+            guard let token, token.isLive else { return }
+            onReset?(token.pointer)
         }
     }
     return handle
@@ -175,16 +175,16 @@ public func CoreHaptics_CHHapticEngine_NotifyWhenPlayersFinished(
 ) {
     reporting(enginePtr, onError) {
         let engine = try engine(enginePtr)
-        let address = UInt(bitPattern: enginePtr)
+        let token = enginePtr.flatMap(Handles.token)
         let leave = bool(leaveEngineRunning)
         CallbackThread.shared.start()
         engine.notifyWhenPlayersFinished { error in
             let failure = error.map { CHWErrorBox(CHWError($0)) }
             // On the callback thread, as Apple's calls both from its handler queue: after this call.
             CallbackThread.shared.post {
-                guard Handles.isLive(address) else { return }
-                if let failure { onError?(UnsafeRawPointer(bitPattern: address), failure.error) }
-                onAllPlayersFinished?(UnsafeRawPointer(bitPattern: address))
+                guard let token, token.isLive else { return }
+                if let failure { onError?(token.pointer, failure.error) }
+                onAllPlayersFinished?(token.pointer)
             }
             return leave ? .leaveEngineRunning : .stopEngine
         }

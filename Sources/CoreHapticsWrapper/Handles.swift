@@ -14,36 +14,65 @@ enum HandleKind: Sendable {
 
 /// The handles given to C#: retained objects (`Unmanaged`), as Apple's are, plus a table of the live
 /// ones, so that a null, stale (destroyed) or foreign pointer is refused instead of dereferenced.
-/// (A pointer that was freed and then reused by a new handle of the same kind cannot be told apart.)
+/// (A pointer that was freed and then reused by a new handle of the same kind cannot be told apart
+/// by C#'s calls; a callback queued for the old handle can: see `Token`.)
 enum Handles {
-    private static let live = Mutex<[UInt: HandleKind]>([:])
+    private struct Entry {
+        let kind: HandleKind
+        let serial: UInt64
+    }
+
+    private struct Table {
+        var live: [UInt: Entry] = [:]
+        var next: UInt64 = 0
+    }
+
+    private static let table = Mutex(Table())
+
+    /// One handle's identity: its address and the serial it got when made. A callback queued for a
+    /// handle checks it is still that one — the allocator may give a destroyed handle's address to
+    /// the next one made, and its callbacks must not reach the new one's C# object.
+    struct Token: Sendable {
+        let address: UInt
+        fileprivate let serial: UInt64
+        var pointer: UnsafeRawPointer? { UnsafeRawPointer(bitPattern: address) }
+        /// Whether the handle still lives (not destroyed, its address not reused since).
+        var isLive: Bool { Handles.table.withLock { $0.live[address]?.serial == serial } }
+    }
 
     /// A new handle that keeps `object` until `release`.
     static func retain(_ object: AnyObject, as kind: HandleKind) -> UnsafeMutableRawPointer {
         let pointer = Unmanaged.passRetained(object).toOpaque()
-        live.withLock { $0[UInt(bitPattern: pointer)] = kind }
+        table.withLock { t in
+            t.next &+= 1
+            t.live[UInt(bitPattern: pointer)] = Entry(kind: kind, serial: t.next)
+        }
         return pointer
+    }
+
+    /// The identity of a live handle, for callbacks to check later.
+    static func token(_ pointer: UnsafeRawPointer) -> Token? {
+        let address = UInt(bitPattern: pointer)
+        return table.withLock { t in t.live[address].map { Token(address: address, serial: $0.serial) } }
     }
 
     /// The object behind `pointer` if it is a live handle of one of `kinds`.
     static func object<T: AnyObject & Sendable>(_ pointer: UnsafeRawPointer?, _ kinds: Set<HandleKind>, as type: T.Type) -> T? {
         guard let pointer else { return nil }
         // Looked up and retained under the lock: a concurrent `release` cannot free it in between.
-        return live.withLock { table -> T? in
-            guard let kind = table[UInt(bitPattern: pointer)], kinds.contains(kind) else { return nil }
+        return table.withLock { t -> T? in
+            guard let entry = t.live[UInt(bitPattern: pointer)], kinds.contains(entry.kind) else { return nil }
             return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as? T
         }
     }
-
-    static func isLive(_ address: UInt) -> Bool { live.withLock { $0[address] != nil } }
 
     /// Releases a live handle of one of `kinds`; false (and nothing done) for anything else.
     @discardableResult
     static func release(_ pointer: UnsafeRawPointer?, _ kinds: Set<HandleKind>) -> Bool {
         guard let pointer else { return false }
-        let found = live.withLock { table -> Bool in
-            guard let kind = table[UInt(bitPattern: pointer)], kinds.contains(kind) else { return false }
-            table[UInt(bitPattern: pointer)] = nil
+        let found = table.withLock { t -> Bool in
+            guard let entry = t.live[UInt(bitPattern: pointer)], kinds.contains(entry.kind) else { return false }
+            t.live[UInt(bitPattern: pointer)] = nil
             return true
         }
         if found { Unmanaged<AnyObject>.fromOpaque(pointer).release() }

@@ -32,12 +32,12 @@ func advancedPlayer(_ pointer: UnsafeRawPointer?) throws(WrapperError) -> CHHapt
 /// The advanced player's completion handler calls `callback` with the player's handle (on the
 /// callback thread), while the handle lives. Call on the game's thread (it starts that thread).
 func setCompletion(_ player: CHHapticAdvancedPatternPlayer, handle: UnsafeRawPointer, _ callback: CHWPointerCallback?) {
-    let address = UInt(bitPattern: handle)
+    let token = Handles.token(handle)
     CallbackThread.shared.start()
     player.completionHandler = { _ in
         CallbackThread.shared.post {
-            guard Handles.isLive(address) else { return }
-            callback?(UnsafeRawPointer(bitPattern: address))
+            guard let token, token.isLive else { return }
+            callback?(token.pointer)
         }
     }
 }

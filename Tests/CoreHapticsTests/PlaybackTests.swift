@@ -148,6 +148,7 @@ extension CoreHapticsSuite {
         try engine.start()
         let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [transient(0), transient(0.2)], parameters: []))
         player.loopEnabled = true
+        #expect(player.loopEnd == 0.2, "unset, the loop end reads as the pattern's length (as Apple's does)")
         player.loopEnd = 0.4
         player.playbackRate = 2
         #expect(player.loopEnabled && player.loopEnd == 0.4 && player.playbackRate == 2)

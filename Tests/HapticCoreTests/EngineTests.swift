@@ -304,59 +304,41 @@ final class Recorder {
         #expect(at(5.26) == MotorMagnitudes(strong: 0, weak: 65535))
     }
 
-    @Test func aLoopGoesBackAtTheLastEventsEndItsLogicalLengthIncludedNotAtALaterCurve() throws {
+    @Test func aTransientsLogicalLengthFromAFileSetsTheLoopAndTheEnd() throws {
         engine.start()
-        // A transient at 0 with a logical length of 0.4 s (Apple: "used to determine pattern end and
-        // loop points"), and a curve that runs on to 2 s.
-        var padded = HapticEvent.transient(at: 0, intensity: 1, sharpness: 1)
-        padded.duration = 0.4
-        let pattern = HapticPattern(elements: [.event(padded), .curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 1), .init(2, 1)]))])
-        let p = engine.makePlayer(pattern, advanced: true)
+        // A transient at 0 whose EventDuration, 0.4 s, is its logical length (Apple: "used to
+        // determine pattern end and loop points").
+        let padded = try AHAPLoader.load(text: #"{"Pattern": [{"Event": {"EventType": "HapticTransient", "EventDuration": 0.4, "EventParameters": [{"ParameterID": "HapticSharpness", "ParameterValue": 1}]}}]}"#).pattern
+        let p = engine.makePlayer(padded, advanced: true)
         try engine.setLoopEnabled(p, true)
         try engine.start(p)
         #expect(at(0.01) == MotorMagnitudes(strong: 0, weak: 65535))
         #expect(at(0.2) == .zero)
-        #expect(at(0.41) == MotorMagnitudes(strong: 0, weak: 65535), "again 0.4 s later: the transient's length, not the curve's 2 s")
+        #expect(at(0.41) == MotorMagnitudes(strong: 0, weak: 65535), "again 0.4 s later")
         #expect(at(0.81) == MotorMagnitudes(strong: 0, weak: 65535))
-        // Not looping, it ends at the pattern's duration (the curve's end), past the transient's length.
-        let q = engine.makePlayer(pattern, advanced: true)
+        // Not looping, it ends 0.4 s after its start (0.81 s), well after its pulse.
+        let q = engine.makePlayer(padded, advanced: true)
         try engine.start(q)
-        _ = at(1.5)
-        #expect(!record.ended.contains { $0.0 == q }, "still playing inside the curve")
-        _ = at(2.9)
+        _ = at(1.15)
+        #expect(!record.ended.contains { $0.0 == q }, "still playing after its pulse")
+        _ = at(1.3)
         #expect(record.ended.contains { $0.0 == q && $0.1 == .finished })
     }
 
-    @Test func aLoneTransientLoopsAtItsPulseAndAnOpenEndedContinuousAtThePatternsEnd() throws {
+    @Test func anUnsetLoopEndIsThePatternsDurationCurvesIncluded() throws {
         engine.start()
-        // A transient at 0 and a curve to 2 s: the events end at 0, so the loop is the pulse's own
-        // length — the curve does not stretch it.
-        let lone = HapticPattern(elements: [
+        // A transient at 0 and a curve that runs on to 2 s: the loop is the pattern's 2 s, and the
+        // advanced player reports the same (docs/rendering.md, "Advanced players").
+        let pattern = HapticPattern(elements: [
             .event(.transient(at: 0, intensity: 1, sharpness: 1)),
             .curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 1), .init(2, 1)])),
         ])
-        let p = engine.makePlayer(lone, advanced: true)
+        let p = engine.makePlayer(pattern, advanced: true)
         try engine.setLoopEnabled(p, true)
         try engine.start(p)
-        let pulse = CompiledPattern(lone).eventsOutputEnd
-        #expect(pulse > 0 && pulse < 0.2)
         #expect(at(0.005) == MotorMagnitudes(strong: 0, weak: 65535))
-        #expect(at(pulse + 0.005) == MotorMagnitudes(strong: 0, weak: 65535), "again one pulse later, not 2 s later")
-        try engine.destroyPlayer(p)
-        // A continuous event without a duration sounds to the pattern's end (the curve's, 2 s): the
-        // loop is that long, not the 0.5 s of the transient after it.
-        let open = HapticPattern(elements: [
-            .event(HapticEvent(type: .hapticContinuous, time: 0, parameters: [.init(.hapticIntensity, 0.5), .init(.hapticSharpness, 0)])),
-            .event(.transient(at: 0.5, intensity: 1, sharpness: 1)),
-            .curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 1), .init(2, 1)])),
-        ])
-        #expect(open.eventsEnd == 2)
-        let q = engine.makePlayer(open, advanced: true)
-        try engine.setLoopEnabled(q, true)
-        clock.now = 10
-        try engine.start(q)
-        _ = at(11.0)
-        #expect(abs(try engine.status(q).offset - 1.0) < 1e-9, "1 s into a 2 s loop, not wrapped at 0.5 s")
+        #expect(at(1.0) == .zero, "no pulse one second in")
+        #expect(at(2.005) == MotorMagnitudes(strong: 0, weak: 65535), "again at 2 s, the curve's end")
     }
 
     @Test func loopEndShortensTheLoop() throws {

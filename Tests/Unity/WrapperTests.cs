@@ -465,6 +465,12 @@ namespace HapticdUnityTests
 
         static void AdvancedPlayers(IntPtr engine)
         {
+            // As Apple's own plug-in test has it (Test_AdvancedPlayer_LoopEnd_DefaultIsPatternLength):
+            // an unset loop end reads as the pattern's length.
+            var sized = Native.MakeAdvancedPlayer(engine, Ahap(Transient(0), Continuous(0.5, 1)), onFinished, onError);
+            Check(Math.Abs(Native.AdvGetLoopEnd(sized) - 1.5) < 1e-6, "an unset loop end is the pattern's length: " + F(Native.AdvGetLoopEnd(sized)));
+            Native.AdvDestroy(sized);
+
             // Loop and rate: a transient at 0, loop end 0.4 s, rate 2: a tap every 0.2 s.
             var mark = Quiet();
             var player = Native.MakeAdvancedPlayer(engine, Ahap(Transient(0)), onFinished, onError);

@@ -40,20 +40,6 @@ public struct HapticPattern: Equatable, Sendable {
         }
         return end
     }
-
-    /// The end of the last event (time + duration, a transient's logical length included): where a
-    /// loop goes back when `loopEnd` is 0 (Apple: "the loop length will be set to the end of the
-    /// last event in the pattern"). Unlike `duration`, parameters and curves do not count — but a
-    /// continuous event without a duration sounds until the pattern's end, and ends there.
-    public var eventsEnd: Double {
-        var end = 0.0
-        var openEnded = false
-        for case .event(let e) in elements {
-            end = max(end, e.time + (e.duration ?? 0))
-            if e.type == .hapticContinuous && (e.duration ?? 0) == 0 { openEnded = true }
-        }
-        return openEnded ? max(end, duration) : end
-    }
 }
 
 public enum PatternElement: Equatable, Sendable {

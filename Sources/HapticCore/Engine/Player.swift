@@ -91,13 +91,14 @@ final class PlayerState {
         self.isOneShot = isOneShot
     }
 
-    /// The loop length: `loopEnd`, or when it is 0 the end of the last event (Apple; parameters and
-    /// curves after it do not count, a transient's own duration does), or for a pattern whose
-    /// events all end at 0 (a single transient) the end of their output.
+    /// The loop length: `loopEnd`, or when it is 0 the pattern's duration (a transient's logical
+    /// length included; parameters and curves too — docs/rendering.md, "Advanced players", says why
+    /// not only the last event's end), or for a pattern whose duration is 0 (a single transient)
+    /// the end of its output.
     var loopLength: Double {
         if loopEnd > 0 { return loopEnd }
-        if compiled.eventsEnd > 0 { return compiled.eventsEnd }
-        return max(compiled.eventsOutputEnd, 0.001)
+        if compiled.duration > 0 { return compiled.duration }
+        return max(compiled.renderEnd, 0.001)
     }
 
     /// Whether the player holds anything that will sound or act later.

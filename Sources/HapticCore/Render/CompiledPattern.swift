@@ -41,11 +41,6 @@ public final class CompiledPattern: Sendable {
     let envelopes: [EventEnvelope]
     /// Apple's duration: latest event end and parameter/curve time.
     public let duration: Double
-    /// The end of the last event: a loop's length when `loopEnd` is 0 (`HapticPattern.eventsEnd`).
-    public let eventsEnd: Double
-    /// When the events' own output falls silent (pulses and release tails; curves and parameters
-    /// not counted): a loop's length when every event ends at 0 (a lone transient).
-    public let eventsOutputEnd: Double
     /// When the output falls silent if nothing external changes the controls (tails included).
     public let renderEnd: Double
 
@@ -54,7 +49,6 @@ public final class CompiledPattern: Sendable {
         self.profile = profile
         let duration = pattern.duration
         self.duration = duration
-        eventsEnd = pattern.eventsEnd
 
         var entries: [(id: DynamicParameterID, entry: ControlTimeline.Entry, start: Double)] = []
         for element in pattern.elements {
@@ -106,7 +100,6 @@ public final class CompiledPattern: Sendable {
             end = max(end, events[i].usualEnd)
         }
         self.renderEnd = end
-        eventsOutputEnd = events.map(\.usualEnd).max() ?? 0
         self.events = events
         self.prefixLatestEnd = Self.prefixMaxima(events.map(\.latestEnd))
         self.prefixUsualEnd = Self.prefixMaxima(events.map(\.usualEnd))

@@ -372,7 +372,7 @@ HAPTICD_API int hapticd_player_cancel(hapticd_player *player);
 /* Moves to `offset` (pattern seconds ≥ 0) at once. */
 HAPTICD_API int hapticd_player_seek(hapticd_player *player, double offset);
 HAPTICD_API int hapticd_player_set_loop(hapticd_player *player, int enabled);
-/* Where a loop ends (seconds; 0: the end of the last event). */
+/* Where a loop ends (seconds; 0: the pattern's duration). */
 HAPTICD_API int hapticd_player_set_loop_end(hapticd_player *player, double loop_end);
 /* Playback rate (> 0; within the daemon's limits.min_rate…max_rate). */
 HAPTICD_API int hapticd_player_set_rate(hapticd_player *player, double rate);
