@@ -84,6 +84,8 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     struct State {
         var running = false
+        /// Counts starts: a `.stopEngine` decided before a start does not stop the engine it began.
+        var starts = 0
         /// The pad this engine plays on now.
         var device: Int?
         /// The pad a default-pad engine lost to an unplug: its return resets the engine, as for an
@@ -245,6 +247,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
             if case .number(let d)? = result["device"] { s.device = Int(saturating: d) }
             s.departedDevice = nil
             s.running = true
+            s.starts &+= 1
         }
         scheduleIdleCheck()
     }
@@ -573,20 +576,24 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// players stopped on, if one did. `.stopEngine` stops a running engine, whose `stoppedHandler`
     /// then hears `notifyWhenFinished`; an engine that was not running has nothing to stop.
     private func checkFinished() {
-        let pending = state.withLock { s -> (Unchecked<FinishedHandler>, CHHapticError?)? in
+        let pending = state.withLock { s -> (Unchecked<FinishedHandler>, CHHapticError?, Int)? in
             guard let h = s.finishedHandler, !s.players.values.contains(where: \.active) else { return nil }
             s.finishedHandler = nil
             defer { s.finishError = nil }
-            return (h, s.finishError)
+            return (h, s.finishError, s.starts)
         }
-        guard let (handler, error) = pending else { return }
+        guard let (handler, error, starts) = pending else { return }
         handlerQueue.async { [self] in
             guard handler.value(error) == .stopEngine else { return }
-            let wasRunning = state.withLock { s in
-                defer { s.running = false; s.idleDeadline = nil }
-                return s.running
+            // The engine that finished, if it still runs — not one the program started since (after
+            // a reset, say, from its reset handler; or right after this handler returned).
+            let stopped = state.withLock { s -> Bool in
+                guard s.running, s.starts == starts else { return false }
+                s.running = false
+                s.idleDeadline = nil
+                return true
             }
-            if wasRunning { stoppedHandler(.notifyWhenFinished) }
+            if stopped { stoppedHandler(.notifyWhenFinished) }
         }
     }
 

@@ -151,7 +151,8 @@ open class CHHapticParameterCurve: NSObject {
     }
 
     open private(set) var parameterID: CHHapticDynamicParameter.ID
-    /// Seconds from the pattern's start (in a pattern) or from the `atTime:` it is scheduled at.
+    /// Seconds from the pattern's start (in a pattern); `scheduleParameterCurve(_:atTime:)` sets it
+    /// to its `atTime:`, as Apple's does.
     open var relativeTime: TimeInterval
     open private(set) var controlPoints: [ControlPoint]
 

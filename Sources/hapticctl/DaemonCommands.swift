@@ -308,7 +308,7 @@ struct SetPlayer: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "set", abstract: "Change a player's loop, loop end, rate or mute.")
     @OptionGroup var target: PlayerOption
     @Option(help: "on or off.") var loop: String?
-    @Option(help: "Loop end in seconds (0: end of the last event).") var loopEnd: Double?
+    @Option(help: "Loop end in seconds (0: the pattern's duration).") var loopEnd: Double?
     @Option(help: "Playback rate (> 0).") var rate: Double?
     @Option(help: "on or off.") var mute: String?
     @OptionGroup var connection: Connection

@@ -286,13 +286,17 @@ extension CoreHapticsSuite {
             return .leaveEngineRunning
         }
         #expect(asked.wait(), "nothing plays: at once")
-        // Not running: `.stopEngine` has nothing to stop, and no stopped handler runs for it.
+        // Not running: `.stopEngine` has nothing to stop, and no stopped handler runs for it — not
+        // even when the engine was started meanwhile (here by the handler itself, a reentrant call
+        // Apple's queue allows; in a program, from a reset handler queued before it).
         let idle = Recorder<Bool>()
         engine.notifyWhenPlayersFinished { _ in
+            try? engine.start()
             idle.record(true)
             return .stopEngine
         }
         #expect(idle.wait())
+        engine.handlerQueue.sync {}  // the handler's return has been acted on
         try engine.start()
         let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 0.2)], parameters: []))
         try player.start(atTime: 0)

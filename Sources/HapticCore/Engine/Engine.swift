@@ -385,7 +385,7 @@ public final class HapticEngine {
         p.loopEnabled = enabled
     }
 
-    /// The loop's end in pattern seconds; 0 means the end of the last event.
+    /// The loop's end in pattern seconds; 0 means the pattern's duration (`PlayerState.loopLength`).
     public func setLoopEnd(_ id: PlayerID, _ end: Double) throws(EngineError) {
         try requireAdvanced(id)
         guard end.isFinite, end >= 0 else { throw .invalidValue("loop end must be a finite number ≥ 0, not \(end)") }
