@@ -40,6 +40,7 @@ final class HapticDeviceCapability: CHHapticDeviceCapability, Sendable {
     private let answer = Mutex<Bool?>(nil)
     var supportsAudio: Bool { false }
 
+    /// The capabilities of `device` (nil: any pad), asked of hapticd when first read.
     init(device: Int?) { self.device = device }
 
     /// True when hapticd answers and has the pad (nil: any pad); no daemon: no haptics.
@@ -56,9 +57,6 @@ final class HapticDeviceCapability: CHHapticDeviceCapability, Sendable {
         answer.withLock { $0 = yes }
         return yes
     }
-
-    /// The capabilities of `device` (nil: any pad), asked of hapticd when first read.
-    static func query(device: Int?) -> HapticDeviceCapability { HapticDeviceCapability(device: device) }
 
     /// How many pads hapticd has connected (0 when it does not answer).
     static func connectedPads(_ service: HapticService) -> Int {

@@ -163,7 +163,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// What the default pad can do: `supportsHaptics` is true when hapticd answers and has a pad;
     /// `supportsAudio` is false (a pad has no speaker).
     open class func capabilitiesForHardware() -> any CHHapticDeviceCapability {
-        HapticDeviceCapability.query(device: nil)
+        HapticDeviceCapability(device: nil)
     }
 
     // MARK: properties
@@ -316,11 +316,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     private func makePlayer<Player: PatternPlayer>(_ pattern: CHHapticPattern, _ kind: Player.Type) throws(CHHapticError) -> Player {
         let advanced = kind == AdvancedPatternPlayer.self
-        var body = target()
-        body.append("pattern", pattern.json)
-        // The library's pattern is already resolved (made from objects, or loaded here): its curve
-        // times are relative, and hapticd must not read them again as a file's.
-        body.append("curve_times", .string("relative"))
+        var body = target(pattern: pattern.json)
         body.append("advanced", .bool(advanced))
         let result = try service.request("player.create", body, otherwise: .invalidPatternData)
         guard case .number(let n)? = result["player"] else { throw CHHapticError(.unknownError, "hapticd made no player") }
@@ -350,9 +346,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         // Apple: "the engine should be started prior to calling this method …; if this is not done,
         // this method will start it".
         if !state.withLock({ $0.running }) { try start() }
-        var body = target()
-        body.append("pattern", AHAPWriter.json(pattern))
-        body.append("curve_times", .string("relative"))
+        let body = target(pattern: AHAPWriter.json(pattern))
         let muted = state.withLock { $0.isMutedForHaptics || $0.playsAudioOnly }
         if muted { return }
         let result = try service.request("play", body, otherwise: .invalidPatternData)
@@ -387,6 +381,16 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     func target() -> JSONObject {
         var body = JSONObject(["locality": .string(locality)])
         if let d = fixedDevice ?? state.withLock({ $0.device }) { body.append("device", .number(Double(d))) }
+        return body
+    }
+
+    /// `target()` and a pattern to play (`play`, `player.create`). The library's patterns are
+    /// resolved already (made from objects, or loaded here): their curve times are relative, and
+    /// hapticd must not read them again as a file's.
+    func target(pattern: JSONValue) -> JSONObject {
+        var body = target()
+        body.append("pattern", pattern)
+        body.append("curve_times", .string("relative"))
         return body
     }
 
@@ -502,8 +506,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         let (handler, ids, playing) = state.withLock { s -> (Unchecked<ResetHandler>, [Int], [PatternPlayer]) in
             let ids = Array(s.players.keys)
             let playing = s.players.values.filter(\.active).compactMap(\.player)
-            if s.finishedHandler != nil, s.players.values.contains(where: \.active) { s.finishError = error }
-            invalidatePlayers(&s)
+            invalidatePlayers(&s, because: error)
             return (s.resetHandler, ids, playing)
         }
         for id in ids { service.disown(id) }
@@ -520,8 +523,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         let (handler, playing) = state.withLock { s -> (Unchecked<StoppedHandler>?, [PatternPlayer]) in
             let wasRunning = s.running
             let playing = s.players.values.filter(\.active).compactMap(\.player)
-            if s.finishedHandler != nil, s.players.values.contains(where: \.active) { s.finishError = error }
-            invalidatePlayers(&s)
+            invalidatePlayers(&s, because: error)
             s.lostServer = true
             return (wasRunning ? s.stoppedHandler : nil, playing)
         }
@@ -548,7 +550,10 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         }
     }
 
-    private func invalidatePlayers(_ s: inout State) {
+    /// The engine's players are gone, stopped by `error` (what a pending
+    /// `notifyWhenPlayersFinished` handler hears if any of them was playing).
+    private func invalidatePlayers(_ s: inout State, because error: CHHapticError) {
+        if s.finishedHandler != nil, s.players.values.contains(where: \.active) { s.finishError = error }
         s.running = false
         s.generation += 1
         s.players = [:]

@@ -25,23 +25,25 @@ open class CHHapticPattern: NSObject, @unchecked Sendable {
     /// Seconds: when the last event, parameter or curve point ends.
     open var duration: TimeInterval { model.duration }
 
+    // Designated, as Apple's are (a subclass may call them).
     public init(events: [CHHapticEvent], parameters: [CHHapticDynamicParameter]) throws {
-        var elements: [JSONValue] = events.map(Self.json)
-        elements += parameters.map(Self.json)
-        model = try Self.load(.object(JSONObject(["Pattern": .array(elements)])), as: .invalidPatternData, curveTimes: .relative)
+        model = try Self.model(events, parameters.map(Self.json))
         usesAudioResources = events.contains { $0.audioResourceID != nil }
         super.init()
     }
 
-    /// Each curve's control-point times are relative to its own `relativeTime`, as Apple documents —
-    /// always: the loader's reading of absolute times, for files that show that convention, is not
-    /// applied to curves made as objects.
     public init(events: [CHHapticEvent], parameterCurves: [CHHapticParameterCurve]) throws {
-        var elements: [JSONValue] = events.map(Self.json)
-        elements += parameterCurves.map(Self.json)
-        model = try Self.load(.object(JSONObject(["Pattern": .array(elements)])), as: .invalidPatternData, curveTimes: .relative)
+        model = try Self.model(events, parameterCurves.map(Self.json))
         usesAudioResources = events.contains { $0.audioResourceID != nil }
         super.init()
+    }
+
+    /// A pattern made of objects: `events`, then the parameters' or curves' `elements`. Each curve's
+    /// control-point times are relative to its own `relativeTime`, as Apple documents — always: the
+    /// loader's reading of absolute times, for files that show that convention, is not applied to
+    /// curves made as objects.
+    private static func model(_ events: [CHHapticEvent], _ elements: [JSONValue]) throws -> HapticPattern {
+        try load(.object(JSONObject(["Pattern": .array(events.map(json) + elements)])), as: .invalidPatternData, curveTimes: .relative)
     }
 
     /// A pattern from an AHAP dictionary, however it was made: a literal keyed `.pattern`, `.event`,

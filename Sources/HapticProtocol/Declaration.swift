@@ -135,6 +135,20 @@ extension CommandArgument where Value == String {
     }
 }
 
+extension CommandArgument where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
+    /// A string naming one of `Value`'s cases; anything else is refused with the list
+    /// ("unknown locality \"nose\" (known: default, all, …)"). `what` names the kind in the error.
+    public static func oneOf(_ name: String, _ what: String) -> Self {
+        Self(name, .string) { r, _ throws(ProtocolError) in
+            guard let raw = try r.string(name) else { return nil }
+            guard let value = Value(rawValue: raw) else {
+                throw ProtocolError(.badRequest, "unknown \(what) \"\(raw)\" (known: \(Value.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return value
+        }
+    }
+}
+
 extension CommandArgument where Value == Bool {
     public static func bool(_ name: String) -> Self {
         Self(name, .boolean) { r, _ throws(ProtocolError) in try r.bool(name) }

@@ -49,13 +49,7 @@ public enum Args {
     public static let player = CommandArgument<Int>.integer("player").required()
     public static let device = CommandArgument<Int>.integer("device")
 
-    public static let locality = CommandArgument<Locality>("locality", .string) { r, _ throws(ProtocolError) in
-        guard let name = try r.string("locality") else { return nil }
-        guard let locality = Locality(rawValue: name) else {
-            throw ProtocolError(.badRequest, "unknown locality \"\(name)\" (known: \(Locality.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        return locality
-    }
+    public static let locality = CommandArgument<Locality>.oneOf("locality", "locality")
 
     public static let priority = CommandArgument<Int>.integer("priority").validated { p throws(ProtocolError) in
         guard (-100...100).contains(p) else { throw ProtocolError(.badRequest, "\"priority\" must be within −100…100, not \(p)") }
@@ -201,30 +195,18 @@ public enum PatternSource: Sendable {
 
     static let pattern = CommandArgument<JSONValue>.raw("pattern", .object)
     static let name = CommandArgument<String>.string("name")
-    static let format = CommandArgument<String>.string("format")
+    static let format = CommandArgument<PatternFormat>.oneOf("format", "pattern format")
     /// How an inline AHAP pattern's curve control-point times are read: `decide` (the default: per
     /// pattern, relative as Apple documents unless it shows the absolute convention of some exporters)
     /// or `relative` (always: a pattern already resolved, as Core Haptics sends its own).
-    static let curveTimes = CommandArgument<String>.string("curve_times")
+    static let curveTimes = CommandArgument<AHAPLoader.CurveTimes>.oneOf("curve_times", "curve_times")
     static let arguments: [any AnyArgument] = [pattern, name, format, curveTimes]
 
     init(_ a: Arguments) throws(ProtocolError) {
         if let json = try a(Self.pattern) {
             if a.has(Self.name) { throw ProtocolError(.badRequest, "give \"pattern\" or \"name\", not both") }
-            var format = PatternFormat.auto
-            if let name = try a(Self.format) {
-                guard let f = PatternFormat(rawValue: name) else {
-                    throw ProtocolError(.badRequest, "unknown pattern format \"\(name)\" (\(PatternFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
-                }
-                format = f
-            }
-            var curveTimes = AHAPLoader.CurveTimes.decide
-            if let name = try a(Self.curveTimes) {
-                guard let c = AHAPLoader.CurveTimes(rawValue: name) else {
-                    throw ProtocolError(.badRequest, "unknown curve_times \"\(name)\" (\(AHAPLoader.CurveTimes.allCases.map(\.rawValue).joined(separator: ", ")))")
-                }
-                curveTimes = c
-            }
+            let format = try a(Self.format) ?? .auto
+            let curveTimes = try a(Self.curveTimes) ?? .decide
             do {
                 self = .inline(try PatternLoader.load(json: json, format: format, limits: a.context.patternLimits, curveTimes: curveTimes).pattern)
             } catch {

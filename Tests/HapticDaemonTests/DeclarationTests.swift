@@ -43,7 +43,8 @@ import Testing
             ("policy.set", "", "policy.set needs at least one of mode, max_strength, duck"),
             ("rumble", #""strong":0.5,"weak":0.5"#, #"missing "duration" (seconds)"#),
             ("play", #""name":"x","curve_times":"relative""#, #""curve_times" is for an inline "pattern""#),
-            ("player.create", #""pattern":{"Pattern":[]},"curve_times":"absolute""#, #"unknown curve_times "absolute" (decide, relative)"#),
+            ("play", #""pattern":{"Pattern":[]},"format":"xml""#, #"unknown pattern format "xml" (known: auto, ahap, haptic)"#),
+            ("player.create", #""pattern":{"Pattern":[]},"curve_times":"absolute""#, #"unknown curve_times "absolute" (known: decide, relative)"#),
         ]
         for (command, members, message) in cases {
             let line = #"{"id":1,"cmd":"\#(command)"\#(members.isEmpty ? "" : ",")\#(members)}"#

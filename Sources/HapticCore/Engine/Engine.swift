@@ -635,11 +635,11 @@ public final class HapticEngine {
         start()
     }
 
-    /// A command's time: finite, and no further ahead of the clock than the horizon. A time already past when the command is given means now, as
-    /// "immediately" does — a start at a past time plays its pattern from the beginning, now, not
-    /// from where it would be had it started then (its first part lost; a whole pattern, when it would
-    /// have ended). Commands given for later and applied a little late (the loop woke late) still take
-    /// effect at their own times (`advance`).
+    /// A command's time: finite, and no further ahead of the clock than the horizon. A time already
+    /// past when the command is given means now, as "immediately" does — a start at a past time
+    /// plays its pattern from the beginning, now, not from where it would be had it started then (its
+    /// first part lost; a whole pattern, when it would have ended). Commands given for later and
+    /// applied a little late (the loop woke late) still take effect at their own times (`advance`).
     private func resolve(_ time: HapticTime) throws(EngineError) -> Double {
         let now = currentTime
         let t = time.resolved(now: now)
