@@ -34,9 +34,8 @@ package final class HapticService: Sendable {
         var reconnecting = false
         /// The connection went away and has not been made again yet.
         var lost = false
-        /// Daemon engine clock minus this process's CLOCK_MONOTONIC, and the round trip it was measured over.
-        var clockOffset = 0.0
-        var clockOffsetRoundTrip = Double.infinity
+        /// The daemon's engine clock, as the replies give it.
+        var clock = EngineClock()
     }
 
     private let state = Mutex(State())
@@ -134,18 +133,16 @@ package final class HapticService: Sendable {
     // MARK: the engine clock
 
     /// The daemon's engine clock now: every `atTime:` is on it.
-    package var engineTime: Double { Self.now() + state.withLock { $0.clockOffset } }
+    /// Never earlier than a time it gave before (`EngineClock`).
+    package var engineTime: Double {
+        let now = Self.now()
+        return state.withLock { $0.clock.reading(now: now) }
+    }
 
-    /// Learns the daemon clock's offset from a reply that carries its time, keeping the estimate
-    /// measured over the shortest round trip (the clocks are the same machine's: they do not drift).
+    /// Learns the daemon clock's offset from a reply that carries its time (`EngineClock`).
     private func noteClock(_ result: JSONObject, sent: Double, received: Double) {
         guard case .number(let t)? = result["engine_time"] ?? result["current_time"] else { return }
-        let roundTrip = received - sent
-        state.withLock { s in
-            guard roundTrip < s.clockOffsetRoundTrip else { return }
-            s.clockOffsetRoundTrip = roundTrip
-            s.clockOffset = t - (sent + received) / 2
-        }
+        state.withLock { _ = $0.clock.note(daemonTime: t, sent: sent, received: received) }
     }
 
     static func now() -> Double {
