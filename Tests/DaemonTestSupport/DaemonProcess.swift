@@ -33,6 +33,9 @@ public final class DaemonProcess {
         _ arguments: [String] = ["--simulate", "2"], config: String = "", activation: Bool = false, environment: [String: String] = [:],
         patternDirectories: [String] = [repositoryRoot + "/config/patterns"], socket socketPath: String? = nil, control: Bool = false
     ) throws {
+        // A write to the control pipe of a daemon that has exited must be an error (EPIPE), not the
+        // signal that ends every test of the run.
+        if control { signal(SIGPIPE, SIG_IGN) }
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         socket = socketPath ?? dir.appendingPathComponent("h.sock").path
@@ -71,9 +74,11 @@ public final class DaemonProcess {
         throw E2EError("hapticd did not start listening within 10 s: \(logText)")
     }
 
-    /// Sends a `--simulate-control` line: `unplug N` or `plug N`.
+    /// Sends a `--simulate-control` line: `unplug N` or `plug N`. A daemon that has exited leaves a
+    /// broken pipe: nothing is sent (the test's own expectations then fail), rather than a trap that
+    /// ends every test of the run.
     public func simulate(_ line: String) {
-        control?.fileHandleForWriting.write(Data((line + "\n").utf8))
+        try? control?.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
     }
 
     public var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }

@@ -199,7 +199,7 @@ import Testing
 
     @Test func aMalformedConfigNeverAbortsAndReloadFailsClosed() throws {
         guard ForeignClient.available else {
-            Issue.record("needs root and setpriv (CI runs as root)")
+            Issue.record("needs root, setpriv and socat (CI runs as root; scripts/test.sh installs socat)")
             return
         }
         let daemon = try DaemonProcess(config: "[socket]\nmode = \"0666\"\n[clients]\nallow_uids = [0]\n")
@@ -289,7 +289,7 @@ import Testing
 
     @Test func globalControlsBelongToAdmins() throws {
         guard ForeignClient.available else {
-            Issue.record("needs root and setpriv (CI runs as root)")
+            Issue.record("needs root, setpriv and socat (CI runs as root; scripts/test.sh installs socat)")
             return
         }
         let daemon = try DaemonProcess(config: "[socket]\nmode = \"0666\"\n")
@@ -321,7 +321,7 @@ import Testing
 
     @Test func oneUserCannotLockOthersOutAndRootAlwaysGetsIn() throws {
         guard ForeignClient.available else {
-            Issue.record("needs root and setpriv (CI runs as root)")
+            Issue.record("needs root, setpriv and socat (CI runs as root; scripts/test.sh installs socat)")
             return
         }
         let daemon = try DaemonProcess(config: "[socket]\nmode = \"0666\"\n[limits]\nmax_clients = 3\nmax_clients_per_uid = 2\nadmin_reserved_clients = 1\n")

@@ -130,7 +130,7 @@ import Testing
 
     @Test func onlyAdminsChangeThePolicyAndReservedIdsStayReserved() throws {
         guard ForeignClient.available else {
-            Issue.record("needs root and setpriv (CI runs as root)")
+            Issue.record("needs root, setpriv and socat (CI runs as root; scripts/test.sh installs socat)")
             return
         }
         let daemon = try DaemonProcess(["--simulate", "1"], config: """
