@@ -250,6 +250,31 @@ import Testing
         #expect(ahap.frame(at: 0.51).intensity < CompiledPattern(clip).frame(at: 0.51).intensity)
     }
 
+    @Test func aClipKeepsThePatternsLengthATransientsLogicalLengthIncluded() throws {
+        // Transients only, the last one 0.8 s long by its EventDuration (Apple: "used to determine
+        // pattern end and loop points"): the pattern lasts 1.0 s, its pulses end near 0.25 s.
+        let transients = try mustLoad(doc([
+            event("HapticTransient", time: 0, [("HapticIntensity", 1), ("HapticSharpness", 0.5)]),
+            event("HapticTransient", time: 0.2, duration: 0.8, [("HapticIntensity", 0.5), ("HapticSharpness", 0.5)]),
+        ].joined(separator: ","))).pattern
+        // A continuous event, then a control set after it ends (part of Apple's duration too).
+        let trailing = try mustLoad(doc([
+            event("HapticContinuous", time: 0, duration: 0.3, [("HapticIntensity", 0.7), ("HapticSharpness", 0.5)]),
+            #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 0.6, "ParameterValue": 0.5}}"#,
+        ].joined(separator: ","))).pattern
+        for source in [transients, trailing] {
+            let (json, warnings) = try HapticClipWriter.convert(source)
+            #expect(!warnings.contains { $0.message.contains("still sounding") }, "\(warnings)")
+            let clip = try HapticClipLoader.load(json: json).pattern
+            #expect(abs(clip.duration - source.duration) < 1e-9, "clip \(clip.duration) s, pattern \(source.duration) s")
+            // The signal is the same: the length is a silent breakpoint.
+            let a = CompiledPattern(source), b = CompiledPattern(clip)
+            for t in stride(from: 0.0, through: 1.1, by: 0.001) {
+                #expect(abs(a.frame(at: t).intensity - b.frame(at: t).intensity) <= 0.0025, "at \(t)")
+            }
+        }
+    }
+
     @Test func anAHAPPatternBecomesAClipThatPlaysAlike() throws {
         // Continuous events with attack and release, a curve, overlapping events and transients.
         let text = doc([

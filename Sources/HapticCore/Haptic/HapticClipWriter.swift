@@ -65,10 +65,34 @@ private struct ClipWriter {
         }
         if amplitude.isEmpty { amplitude = [Breakpoint(time: 0, value: 0)] }
         if amplitude.count == 1 { amplitude.append(Breakpoint(time: max(amplitude[0].time, HapticClipWriter.sampleStep), value: 0)) }
+        keepLength()
         for b in amplitude {
             if let e = b.emphasis, e.amplitude < b.value - 1e-9 {
                 warn("the emphasis at \(Format.fixed(b.time, 3)) s (\(Format.fixed(e.amplitude, 3))) is weaker than the continuous signal under it (\(Format.fixed(b.value, 3))); the .haptic specification asks emphasis ≥ amplitude, so some tools may reject it")
             }
+        }
+    }
+
+    /// A clip is as long as its last breakpoint; the pattern's haptic part may be longer than its
+    /// signal — a transient's logical length (`EventDuration`, "used to determine pattern end and loop
+    /// points"), a continuous event that ends silent, a control set after the last event. A silent
+    /// breakpoint at that end keeps the length (what a loop and a player's end go by) without changing
+    /// a sample.
+    mutating func keepLength() {
+        var end = 0.0
+        for element in pattern.elements {
+            switch element {
+            case .event(let e) where e.type.isHaptic: end = max(end, e.time + (e.duration ?? 0))
+            case .parameter(let p) where !p.id.isAudio: end = max(end, p.time)
+            case .curve(let c) where !c.id.isAudio: end = max(end, c.time + (c.controlPoints.last?.time ?? 0))
+            default: break
+            }
+        }
+        guard let last = amplitude.last, end > last.time + 1e-9 else { return }
+        if last.value == 0 {
+            amplitude.append(Breakpoint(time: end, value: 0))
+        } else {
+            warn("the pattern lasts \(Format.fixed(end, 3)) s but its signal ends at \(Format.fixed(last.time, 3)) s still sounding: the clip is \(Format.fixed(last.time, 3)) s long")
         }
     }
 
