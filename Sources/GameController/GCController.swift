@@ -77,8 +77,8 @@ public protocol GCDevice: NSObjectProtocol {
 /// `controllers()` lists hapticd's connected pads; each controller stays the same object while its
 /// pad stays connected (so it can key a dictionary, as Apple's samples do). When a pad connects or
 /// disconnects, `GCControllerDidConnect` / `GCControllerDidDisconnect` are posted on
-/// `NotificationCenter.default` with the controller as the object — on a queue of this module's, not
-/// the main thread: an observer that names `queue: .main` gets them when the main queue runs. The
+/// `NotificationCenter.default` with the controller as the object — on the main queue, as Apple posts
+/// them, so they go out when the program's main queue runs (its run loop, `dispatchMain()`). The
 /// first use of any of this module's API (reading `.GCControllerDidConnect` to observe it included)
 /// starts following hapticd, and then posts `GCControllerDidConnect` for every pad already there.
 open class GCController: NSObject, GCDevice, @unchecked Sendable {
@@ -310,7 +310,10 @@ final class ControllerMonitor: Sendable {
     private func post(connected: [GCController], disconnected: [GCController], current: (GCController?, GCController?)) {
         guard !connected.isEmpty || !disconnected.isEmpty || current.0 !== current.1 else { return }
         let change = Unchecked((connected, disconnected, current))
-        queue.async { Self.announce(connected: change.value.0, disconnected: change.value.1, current: change.value.2) }
+        // On the main queue, as Apple posts them ("on the main thread"): an observer registered on the
+        // main thread right after the first use of this module — which starts following hapticd and
+        // finds the pads already there — is registered before they are announced.
+        DispatchQueue.main.async { Self.announce(connected: change.value.0, disconnected: change.value.1, current: change.value.2) }
     }
 
     /// Posts what changed, as Apple's framework does: a controller that goes stops being current

@@ -58,20 +58,29 @@ extension CoreHapticsSuite {
     @Test func unpluggingThePadStopsItsEnginesAndPluggingItBackResetsThem() throws {
         let daemon = try Fixture.daemon()
         let connected = Recorder<GCController>(), disconnected = Recorder<GCController>(), notices = Recorder<String>()
+        // Apple posts them on the main thread: an observer with no queue runs on the main queue (here
+        // drained by `swift test`'s dispatchMain(), on a thread of the pool: the queue is what counts).
+        let offMain = Recorder<String>()
+        let mainKey = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: mainKey, value: true)
+        @Sendable func note(_ what: String) {
+            notices.record(what)
+            if DispatchQueue.getSpecific(key: mainKey) != true { offMain.record(what) }
+        }
         let observers = [
             NotificationCenter.default.addObserver(forName: .GCControllerDidConnect, object: nil, queue: nil) { n in
                 if let c = n.object as? GCController { connected.record(c) }
-                notices.record("connect")
+                note("connect")
             },
             NotificationCenter.default.addObserver(forName: .GCControllerDidDisconnect, object: nil, queue: nil) { n in
                 if let c = n.object as? GCController { disconnected.record(c) }
-                notices.record("disconnect")
+                note("disconnect")
             },
             NotificationCenter.default.addObserver(forName: .GCControllerDidBecomeCurrent, object: nil, queue: nil) { n in
-                if n.object is GCController { notices.record("become current") }
+                if n.object is GCController { note("become current") }
             },
             NotificationCenter.default.addObserver(forName: .GCControllerDidStopBeingCurrent, object: nil, queue: nil) { n in
-                if n.object is GCController { notices.record("stop being current") }
+                if n.object is GCController { note("stop being current") }
             },
         ]
         defer { observers.forEach(NotificationCenter.default.removeObserver) }
@@ -93,6 +102,7 @@ extension CoreHapticsSuite {
         // The only controller stops being current as it goes, and becomes current as it comes back.
         let expected = ["stop being current", "disconnect", "connect", "become current"]
         #expect(waitUntil(timeout: 5) { Array(notices.all.suffix(4)) == expected }, "\(notices.all)")
+        #expect(offMain.all.isEmpty, "posted off the main thread: \(offMain.all)")
         try engine.start()
         try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: 0)
         #expect(daemon.terminate() == 0)
