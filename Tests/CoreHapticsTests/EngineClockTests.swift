@@ -25,21 +25,28 @@ import Testing
         #expect(abs(clock.offset - 100.0) < 1e-9)
     }
 
-    @Test func aBetterEstimateNeverMovesTheClockBack() {
+    @Test func aBetterEstimateNeverMovesTheClockBackNorStopsIt() {
         var clock = EngineClock()
-        clock.note(daemonTime: 100.010, sent: 0.000, received: 0.010)  // offset 100.005
+        _ = noted(&clock, daemonTime: 100.010, sent: 0.000, received: 0.010)  // offset 100.005
         let before = clock.reading(now: 1.0)
         #expect(abs(before - 101.005) < 1e-9)
-        // The truth was 100.000: the offset moves back 5 ms.
-        clock.note(daemonTime: 101.0005, sent: 1.0, received: 1.001)
-        // A reading 1 ms later would be 101.001 by the new offset: earlier than the one already given.
-        let after = clock.reading(now: 1.001)
-        #expect(after >= before)
-        // The clock stands still until the new estimate has caught up, then runs with it.
-        let stillStanding = clock.reading(now: 1.003)
-        #expect(abs(stillStanding - before) < 1e-9)
+        // The truth was 100.000: the estimate moves back 5 ms.
+        _ = noted(&clock, daemonTime: 101.0005, sent: 1.0, received: 1.001)
+        // Readings by the new offset would be 5 ms earlier: the clock runs on at half speed instead,
+        // never back and never still, and meets the new estimate after twice the correction (10 ms).
+        var last = before
+        for step in 1...9 {
+            let now = 1.0 + Double(step) * 0.001
+            let t = clock.reading(now: now)
+            #expect(t > last, "at \(now): \(t) after \(last)")
+            #expect(abs((t - last) - 0.0005) < 1e-9, "half speed at \(now)")
+            #expect(t > now + 100.0, "still ahead of the new estimate at \(now)")
+            last = t
+        }
         let caughtUp = clock.reading(now: 1.010)
         #expect(abs(caughtUp - 101.010) < 1e-9)
+        let after = clock.reading(now: 1.020)
+        #expect(abs(after - 101.020) < 1e-9, "then with the estimate")
     }
 
     @Test func readingsFollowTheProcessClock() {

@@ -280,7 +280,7 @@ typedef struct hapticd_engine_status {
 HAPTICD_API int hapticd_engine_status_get(hapticd_engine *engine, hapticd_engine_status *out);
 /* The engine's clock now (seconds), for timed commands: estimated from the offset to this process's
  * monotonic clock measured at the last reply (within about half a round trip; a request the first
- * time). Thread-safe. */
+ * time); never earlier than a time it gave before. Thread-safe. */
 HAPTICD_API int hapticd_engine_current_time(hapticd_engine *engine, double *out);
 /* `capabilities` of the engine's pad. Thread-safe. */
 HAPTICD_API int hapticd_engine_capabilities(hapticd_engine *engine, hapticd_capabilities *out);

@@ -403,7 +403,15 @@ int hapticd_engine_current_time(hapticd_engine *e, double *out) {
         r = engine_status_locked(e, &res);
         json_decref(res);
     }
-    if (!r) *out = hd_mono() + e->clock_offset;
+    if (!r) {
+        /* Each reply moves the estimate by its own trip's delay; a reading never goes back past one
+         * already given (a reply stamped before an earlier reading and read after it). */
+        double t = hd_mono() + e->clock_offset;
+        if (e->have_reading && t < e->last_reading) t = e->last_reading;
+        e->last_reading = t;
+        e->have_reading = 1;
+        *out = t;
+    }
     hd_unlock(e->client);
     return r;
 }

@@ -30,6 +30,8 @@ struct hapticd_engine {
     int32_t priority;
     int have_offset;
     double clock_offset; /* engine clock − this process's CLOCK_MONOTONIC */
+    int have_reading;
+    double last_reading; /* the latest hapticd_engine_current_time() answer: never run back from */
 };
 
 struct hapticd_player {

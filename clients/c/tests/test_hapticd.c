@@ -961,7 +961,7 @@ typedef struct {
     pthread_t thread;
 } fake_t;
 
-enum { FAKE_SILENT_AFTER_FIRST, FAKE_HUGE_LINE, FAKE_DEEP, FAKE_GARBAGE, FAKE_STALE_THEN_RIGHT, FAKE_FLOOD };
+enum { FAKE_SILENT_AFTER_FIRST, FAKE_HUGE_LINE, FAKE_DEEP, FAKE_GARBAGE, FAKE_STALE_THEN_RIGHT, FAKE_FLOOD, FAKE_CLOCK_BACK };
 
 static void fake_send(int fd, const char *s) {
     size_t n = strlen(s);
@@ -1015,6 +1015,12 @@ static void *fake_main(void *argp) {
                 snprintf(stale, sizeof stale, "{\"id\":%d,\"ok\":false,\"error\":{\"code\":\"bad_request\",\"message\":\"stale\"}}\n", id - 1);
                 fake_send(fd, stale);
                 fake_send(fd, reply);
+            } else if (f->mode == FAKE_CLOCK_BACK) {
+                /* Each answer puts the engine's clock a second earlier than the one before: as a
+                 * reply that waited in the socket a while makes the estimate fall back, only more. */
+                char timed[160];
+                snprintf(timed, sizeof timed, "{\"id\":%d,\"ok\":true,\"result\":{\"current_time\":%d}}\n", id, 1000 - requests);
+                fake_send(fd, timed);
             } else if (f->mode == FAKE_FLOOD) {
                 for (int i = 0; i < 300; i++) {
                     char ev[128];
@@ -1052,6 +1058,26 @@ static void fake_stop(fake_t *f, hapticd_client *c) {
     pthread_join(f->thread, NULL);
     close(f->listen_fd);
     unlink(f->path);
+}
+
+static void test_clock_never_runs_back(void) {
+    current = "the engine clock's estimate never runs back";
+    fake_t f;
+    hapticd_client *c = fake_start(&f, FAKE_CLOCK_BACK);
+    CHECK(c);
+    hapticd_engine *e = NULL;
+    OK(hapticd_engine_create(c, 0, NULL, &e));
+    double t1 = 0, t2 = 0, t3 = 0;
+    OK(hapticd_engine_current_time(e, &t1)); /* asks engine.status: the estimate */
+    hapticd_engine_status st;
+    OK(hapticd_engine_status_get(e, &st)); /* a second earlier: the estimate falls back */
+    CHECK(st.current_time < t1);
+    OK(hapticd_engine_current_time(e, &t2));
+    CHECK(t2 >= t1);
+    OK(hapticd_engine_current_time(e, &t3));
+    CHECK(t3 >= t2);
+    hapticd_engine_destroy(e);
+    fake_stop(&f, c);
 }
 
 static void test_hostile(void) {
@@ -1119,6 +1145,7 @@ int main(void) {
     test_idle();
     test_refused();
     test_hostile();
+    test_clock_never_runs_back();
     int status = daemon_stop(&D);
     current = "shutdown";
     CHECK(status == 0);

@@ -878,6 +878,7 @@ class EngineCore:
         self.locality = locality
         self.priority = check_priority(priority)
         self._offset: Optional[float] = None
+        self._last_reading = float("-inf")
 
     def _members(self, with_locality: bool = True) -> Dict[str, Any]:
         return engine_members(self.device, self.locality if with_locality else None)
@@ -888,8 +889,11 @@ class EngineCore:
             self._offset = float(t) - time.monotonic()
 
     def _clock_now(self) -> float:
+        # Each reply moves the estimate by its own trip's delay: a reading never goes back past one
+        # already given.
         assert self._offset is not None
-        return time.monotonic() + self._offset
+        self._last_reading = max(self._last_reading, time.monotonic() + self._offset)
+        return self._last_reading
 
     def _stopped(self, prepared: Mapping[str, Any]) -> Optional[EngineStoppedError]:
         """The error ``start()`` raises when ``prepare`` found the engine stopped for good."""

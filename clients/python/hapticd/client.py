@@ -478,7 +478,8 @@ class Engine(EngineCore):
         return r
 
     def current_time(self) -> float:
-        """The engine's clock now, estimated from the last reply (a request the first time)."""
+        """The engine's clock now, estimated from the last reply (a request the first time); never
+        earlier than a time it gave before."""
         if self._offset is None:
             self.status()
         return self._clock_now()

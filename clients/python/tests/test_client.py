@@ -307,6 +307,17 @@ def test_player(client, daemon):
     basic.destroy()
 
 
+def test_current_time_never_runs_back(client, daemon):
+    engine = client.engine(device=0)
+    t1 = engine.current_time()
+    # A later reply that puts the clock earlier (one that waited in the socket, here a second's worth):
+    # the estimate falls back, the readings do not.
+    engine._note_clock({"current_time": t1 - 1.0}, "current_time")
+    t2 = engine.current_time()
+    assert t2 >= t1, (t1, t2)
+    assert engine.current_time() >= t2
+
+
 def test_timed_start(client, daemon):
     engine = client.engine(device=0)
     est = engine.current_time()
