@@ -262,9 +262,19 @@ import Testing
             event("HapticContinuous", time: 0, duration: 0.3, [("HapticIntensity", 0.7), ("HapticSharpness", 0.5)]),
             #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 0.6, "ParameterValue": 0.5}}"#,
         ].joined(separator: ","))).pattern
-        for source in [transients, trailing] {
-            let (json, warnings) = try HapticClipWriter.convert(source)
-            #expect(!warnings.contains { $0.message.contains("still sounding") }, "\(warnings)")
+        // Audio past the haptics: dropped from the clip, still part of the length hapticd loops at.
+        let audio = try mustLoad(doc([
+            event("HapticTransient", time: 0, [("HapticIntensity", 1), ("HapticSharpness", 0.5)]),
+            event("AudioContinuous", time: 0, duration: 0.7, [("AudioVolume", 0.5)]),
+        ].joined(separator: ","))).pattern
+        // A signal still sounding at its last breakpoint (a clip's envelope that ends at 0.5), then a
+        // transient whose logical length reaches 0.9 s: the lossless path.
+        var sounding = try HapticClipLoader.load(text: Self.clip(amplitude: #"{"time": 0, "amplitude": 0.2}, {"time": 0.5, "amplitude": 0.6}"#)).pattern
+        var late = HapticEvent.transient(at: 0.1, intensity: 0.8, sharpness: 0.4)
+        late.duration = 0.8
+        sounding.elements.append(.event(late))
+        for source in [transients, trailing, audio, sounding] {
+            let (json, _) = try HapticClipWriter.convert(source)
             let clip = try HapticClipLoader.load(json: json).pattern
             #expect(abs(clip.duration - source.duration) < 1e-9, "clip \(clip.duration) s, pattern \(source.duration) s")
             // The signal is the same: the length is a silent breakpoint.
@@ -273,6 +283,11 @@ import Testing
                 #expect(abs(a.frame(at: t).intensity - b.frame(at: t).intensity) <= 0.0025, "at \(t)")
             }
         }
+        // Transients at 0 alone: the duration is 0, and hapticd loops at the output's end.
+        let click = try mustLoad(doc(event("HapticTransient", time: 0, [("HapticIntensity", 1), ("HapticSharpness", 0.5)]))).pattern
+        let clip = try HapticClipLoader.load(json: HapticClipWriter.convert(click).json).pattern
+        #expect(click.duration == 0 && CompiledPattern(click).renderEnd > 0.005)
+        #expect(abs(clip.duration - CompiledPattern(click).renderEnd) < 1e-9, "clip \(clip.duration) s")
     }
 
     @Test func anAHAPPatternBecomesAClipThatPlaysAlike() throws {

@@ -73,27 +73,18 @@ private struct ClipWriter {
         }
     }
 
-    /// A clip is as long as its last breakpoint; the pattern's haptic part may be longer than its
-    /// signal — a transient's logical length (`EventDuration`, "used to determine pattern end and loop
-    /// points"), a continuous event that ends silent, a control set after the last event. A silent
-    /// breakpoint at that end keeps the length (what a loop and a player's end go by) without changing
-    /// a sample.
+    /// A clip is as long as its last breakpoint, and hapticd loops and ends a player at a pattern's
+    /// duration (Apple's: events' ends — a transient's logical length, `EventDuration`, "used to
+    /// determine pattern end and loop points" — and parameter and curve times, audio's included), or
+    /// at its output's end when that duration is 0. A pattern's signal may end before that; a silent
+    /// breakpoint there keeps the length without changing a sample (a signal still sounding at its
+    /// last breakpoint stops there, in the clip as in the pattern: a step down at that time first).
+    /// A release tail past the duration makes the clip longer: it cannot say otherwise.
     mutating func keepLength() {
-        var end = 0.0
-        for element in pattern.elements {
-            switch element {
-            case .event(let e) where e.type.isHaptic: end = max(end, e.time + (e.duration ?? 0))
-            case .parameter(let p) where !p.id.isAudio: end = max(end, p.time)
-            case .curve(let c) where !c.id.isAudio: end = max(end, c.time + (c.controlPoints.last?.time ?? 0))
-            default: break
-            }
-        }
+        let end = pattern.duration > 0 ? pattern.duration : CompiledPattern(pattern).renderEnd
         guard let last = amplitude.last, end > last.time + 1e-9 else { return }
-        if last.value == 0 {
-            amplitude.append(Breakpoint(time: end, value: 0))
-        } else {
-            warn("the pattern lasts \(Format.fixed(end, 3)) s but its signal ends at \(Format.fixed(last.time, 3)) s still sounding: the clip is \(Format.fixed(last.time, 3)) s long")
-        }
+        if last.value != 0 { amplitude.append(Breakpoint(time: last.time, value: 0)) }
+        amplitude.append(Breakpoint(time: end, value: 0))
     }
 
     /// The lossless path: a pattern shaped like a clip.
