@@ -208,7 +208,8 @@ extension NSNotification.Name {
     }
 }
 
-/// Follows hapticd's pads and posts the notifications (on `queue`, in the order hapticd reported).
+/// Follows hapticd's pads and posts the notifications (on the main queue, in the order hapticd
+/// reported); `queue` is where it asks hapticd again after the connection came back.
 final class ControllerMonitor: Sendable {
     static let shared = ControllerMonitor()
 
@@ -243,7 +244,7 @@ final class ControllerMonitor: Sendable {
     }
 
     /// Starts following hapticd (once): the pads there now become controllers at once; each is
-    /// announced on `queue`.
+    /// announced on the main queue.
     func start() {
         let first = state.withLock { s -> Bool in
             defer { s.started = true }
@@ -334,7 +335,7 @@ final class ControllerMonitor: Sendable {
         if let new = current.after { center.post(name: .GCControllerDidBecomeCurrent, object: new) }
     }
 
-    /// A pad came or went: the controllers change now, the notifications go out on `queue`.
+    /// A pad came or went: the controllers change now, the notifications go out on the main queue.
     private func apply(_ name: String, _ event: JSONObject) {
         guard case .number(let d)? = event["device"] else { return }
         let pad = Int(saturating: d)

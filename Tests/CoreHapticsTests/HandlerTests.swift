@@ -9,6 +9,13 @@ import Testing
 /// and where the handlers run.
 extension CoreHapticsSuite {
 @Suite struct HandlerTests {
+    /// Set on the main queue once: notification handlers tell by it that they run there.
+    static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
     /// Records the stopped reasons and resets of `engine`, checking each handler runs on the
     /// engine's handler queue.
     func watch(_ engine: CHHapticEngine) -> (stopped: Recorder<CHHapticEngine.StoppedReason>, reset: Recorder<Bool>) {
@@ -61,8 +68,7 @@ extension CoreHapticsSuite {
         // Apple posts them on the main thread: an observer with no queue runs on the main queue (here
         // drained by `swift test`'s dispatchMain(), on a thread of the pool: the queue is what counts).
         let offMain = Recorder<String>()
-        let mainKey = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: mainKey, value: true)
+        let mainKey = Self.mainQueueKey
         @Sendable func note(_ what: String) {
             notices.record(what)
             if DispatchQueue.getSpecific(key: mainKey) != true { offMain.record(what) }

@@ -20,9 +20,11 @@ final class ForeignClient {
 
     init(uid: UInt32, socket: String) throws {
         // A write to socat that has gone must be an error (EPIPE), not the signal that ends the run.
+        // (Process-wide and inherited by what the tests start later: hapticd ignores it anyway —
+        // swift-nio does, for every process that opens a socket with it.)
         signal(SIGPIPE, SIG_IGN)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "socat", "-", "UNIX-CONNECT:\(socket)"]
+        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/socat", "-", "UNIX-CONNECT:\(socket)"]
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
