@@ -1,6 +1,6 @@
 import CoreHaptics
 import Dispatch
-import HapticFeedback
+import UIKit  // for its feedback generators (hapticd's UIKit product has those alone)
 
 // Plays a short tour of Core Haptics on the first pad hapticd has, then exits.
 do {
