@@ -358,9 +358,14 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         service.own(id, by: self)
     }
 
-    /// Accepted (a pad has no speaker): audio events are skipped when they play.
+    /// Accepted (a pad has no speaker): audio events are skipped when they play. As Apple's, it
+    /// throws when the file cannot be read (`fileNotFound`); its content is not decoded.
     open func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws -> CHHapticAudioResourceID {
         guard resourceURL.isFileURL else { throw CHHapticError(.invalidAudioResource, "\(resourceURL): audio resources are files") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: resourceURL.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              FileManager.default.isReadableFile(atPath: resourceURL.path)
+        else { throw CHHapticError(.fileNotFound, "\(resourceURL.path): no audio file can be read there") }
         return state.withLock { s in
             let id = s.nextAudioResource
             s.nextAudioResource += 1

@@ -41,6 +41,27 @@ extension CoreHapticsSuite {
         #expect(daemon.terminate() == 0)
     }
 
+    @Test func anAudioResourceIsAFileThatCanBeRead() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("audio-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("hit.wav")
+        try Data("RIFF\0\0\0\0WAVE".utf8).write(to: wav)
+        let id = try engine.registerAudioResource(wav)
+        try engine.unregisterAudioResource(id)
+        for missing in [dir.appendingPathComponent("missing.wav"), dir] {
+            do {
+                _ = try engine.registerAudioResource(missing)
+                Issue.record("\(missing.path) registered")
+            } catch let error as CHHapticError {
+                #expect(error.code == .fileNotFound, "\(error)")
+            }
+        }
+        #expect(daemon.terminate() == 0)
+    }
+
     @Test func dynamicParametersAndCurvesChangeARunningPlayer() throws {
         let daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()
