@@ -18,9 +18,10 @@ open class CHHapticPattern: NSObject, @unchecked Sendable {
     public typealias Key = String
 
     let model: HapticPattern
-    /// Made from events that name registered audio resources (`CHHapticEvent(audioResourceID:…)`):
-    /// such a pattern cannot be exported (Apple).
-    private(set) var usesAudioResources = false
+    /// The audio resources its events name (`CHHapticEvent(audioResourceID:…)`): a player of it needs
+    /// them registered with its engine, and such a pattern cannot be exported (Apple).
+    private(set) var audioResourceIDs: Set<CHHapticAudioResourceID> = []
+    var usesAudioResources: Bool { !audioResourceIDs.isEmpty }
 
     /// Seconds: when the last event, parameter or curve point ends.
     open var duration: TimeInterval { model.duration }
@@ -28,13 +29,13 @@ open class CHHapticPattern: NSObject, @unchecked Sendable {
     // Designated, as Apple's are (a subclass may call them).
     public init(events: [CHHapticEvent], parameters: [CHHapticDynamicParameter]) throws {
         model = try Self.model(events, parameters.map(Self.json))
-        usesAudioResources = events.contains { $0.audioResourceID != nil }
+        audioResourceIDs = Set(events.compactMap(\.audioResourceID))
         super.init()
     }
 
     public init(events: [CHHapticEvent], parameterCurves: [CHHapticParameterCurve]) throws {
         model = try Self.model(events, parameterCurves.map(Self.json))
-        usesAudioResources = events.contains { $0.audioResourceID != nil }
+        audioResourceIDs = Set(events.compactMap(\.audioResourceID))
         super.init()
     }
 

@@ -50,7 +50,23 @@ extension CoreHapticsSuite {
         let wav = dir.appendingPathComponent("hit.wav")
         try Data("RIFF\0\0\0\0WAVE".utf8).write(to: wav)
         let id = try engine.registerAudioResource(wav)
-        try engine.unregisterAudioResource(id)
+        // A player needs the resources its pattern names registered with its engine.
+        func audioPattern(_ resource: CHHapticAudioResourceID) throws -> CHHapticPattern {
+            try CHHapticPattern(events: [
+                CHHapticEvent(audioResourceID: resource, parameters: [], relativeTime: 0),
+                CHHapticEvent(eventType: .hapticTransient, parameters: [], relativeTime: 0),
+            ], parameters: [])
+        }
+        _ = try engine.makePlayer(with: audioPattern(id))
+        for unknown in [id + 100, id] {
+            if unknown == id { try engine.unregisterAudioResource(id) }
+            do {
+                _ = try engine.makeAdvancedPlayer(with: audioPattern(unknown))
+                Issue.record("a player of audio resource \(unknown), not registered")
+            } catch let error as CHHapticError {
+                #expect(error.code == .invalidAudioResource, "\(error)")
+            }
+        }
         for missing in [dir.appendingPathComponent("missing.wav"), dir] {
             do {
                 _ = try engine.registerAudioResource(missing)
