@@ -25,8 +25,6 @@ let package = Package(
         .library(name: "AVFAudio", targets: ["AVFAudio"]),
         .library(name: "GameController", targets: ["GameController"]),
         .library(name: "HapticFeedback", targets: ["HapticFeedback"]),
-        // `import UIKit` as iOS haptics code writes it: the feedback generators (HapticFeedback's).
-        .library(name: "UIKit", targets: ["UIKit"]),
         // libCoreHapticsWrapper.so: the native library of Apple's Unity plug-in Apple.CoreHaptics, for
         // Linux (docs/clients.md, "Unity"; `make unity` builds it with the Swift runtime linked in).
         .library(name: "CoreHapticsWrapper", type: .dynamic, targets: ["CoreHapticsWrapper"]),
@@ -90,7 +88,6 @@ let package = Package(
         .target(name: "CoreHaptics", dependencies: ["AVFAudio", "HapticClient", "HapticCore"]),
         .target(name: "GameController", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
         .target(name: "HapticFeedback", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
-        .target(name: "UIKit", dependencies: ["HapticFeedback"]),
         // The plug-in's C structs and callback types (a header only: nothing to link).
         .systemLibrary(name: "CCoreHapticsWrapper", path: "Sources/CCoreHapticsWrapper"),
         .target(
@@ -162,7 +159,7 @@ let package = Package(
             dependencies: ["HapticDaemon", "HapticCore", "Evdev", "HapticClient", "HapticProtocol", "DaemonTestSupport"]),
         .testTarget(
             name: "CoreHapticsTests",
-            dependencies: ["AVFoundation", "AVFAudio", "CoreHaptics", "GameController", "HapticFeedback", "UIKit", "DaemonTestSupport", "HapticClient", "HapticCore"]),
+            dependencies: ["AVFoundation", "AVFAudio", "CoreHaptics", "GameController", "HapticFeedback", "DaemonTestSupport", "HapticClient", "HapticCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,7 +16,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CoreHaptics", package: "hapticd"),
                 .product(name: "GameController", package: "hapticd"),
-                .product(name: "UIKit", package: "hapticd"),
+                .product(name: "HapticFeedback", package: "hapticd"),
             ],
             resources: [.copy("Heartbeat.ahap")]
         ),

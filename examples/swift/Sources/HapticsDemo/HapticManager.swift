@@ -1,5 +1,5 @@
-// Written as for an iPhone or an Apple game controller, unchanged on Linux: Apple's API as Apple
-// documents it.
+// Written as for an iPhone or an Apple game controller: on Linux only the UIKit import changes
+// (to HapticFeedback); everything else is Apple's API as Apple documents it.
 import CoreHaptics
 import GameController
 

@@ -1,6 +1,6 @@
 import CoreHaptics
 import Dispatch
-import UIKit  // for its feedback generators (hapticd's UIKit product has those alone)
+import HapticFeedback
 
 // Plays a short tour of Core Haptics on the first pad hapticd has, then exits.
 do {
