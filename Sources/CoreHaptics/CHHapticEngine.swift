@@ -317,8 +317,8 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     private func makePlayer<Player: PatternPlayer>(_ pattern: CHHapticPattern, _ kind: Player.Type) throws(CHHapticError) -> Player {
         // Audio is not played here, but a pattern naming a resource this engine does not have is as
         // wrong as on Apple's (`invalidAudioResource`).
-        let unknown = state.withLock { s in pattern.audioResourceIDs.filter { s.audioResources[$0] == nil }.sorted() }
-        if let id = unknown.first { throw CHHapticError(.invalidAudioResource, "audio resource \(id) is not registered with this engine") }
+        let unknown = state.withLock { s in pattern.audioResourceIDs.filter { s.audioResources[$0] == nil }.min() }
+        if let id = unknown { throw CHHapticError(.invalidAudioResource, "audio resource \(id) is not registered with this engine") }
         let advanced = kind == AdvancedPatternPlayer.self
         var body = target(pattern: pattern.json)
         body.append("advanced", .bool(advanced))

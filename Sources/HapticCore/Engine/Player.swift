@@ -95,11 +95,7 @@ final class PlayerState {
     /// length included; parameters and curves too — docs/rendering.md, "Advanced players", says why
     /// not only the last event's end), or for a pattern whose duration is 0 (a single transient)
     /// the end of its output.
-    var loopLength: Double {
-        if loopEnd > 0 { return loopEnd }
-        if compiled.duration > 0 { return compiled.duration }
-        return max(compiled.renderEnd, 0.001)
-    }
+    var loopLength: Double { loopEnd > 0 ? loopEnd : compiled.length }
 
     /// Whether the player holds anything that will sound or act later.
     var isActive: Bool {

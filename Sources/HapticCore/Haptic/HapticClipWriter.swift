@@ -73,15 +73,15 @@ private struct ClipWriter {
         }
     }
 
-    /// A clip is as long as its last breakpoint, and hapticd loops and ends a player at a pattern's
-    /// duration (Apple's: events' ends — a transient's logical length, `EventDuration`, "used to
-    /// determine pattern end and loop points" — and parameter and curve times, audio's included), or
-    /// at its output's end when that duration is 0. A pattern's signal may end before that; a silent
+    /// A clip is as long as its last breakpoint, and hapticd loops a pattern at its
+    /// `CompiledPattern.length` (Apple's duration: events' ends — a transient's logical length,
+    /// `EventDuration`, "used to determine pattern end and loop points" — and parameter and curve
+    /// times, audio's included; or its output's end when that duration is 0). A pattern's signal may end before that; a silent
     /// breakpoint there keeps the length without changing a sample (a signal still sounding at its
     /// last breakpoint stops there, in the clip as in the pattern: a step down at that time first).
     /// A release tail past the duration makes the clip longer: it cannot say otherwise.
     mutating func keepLength() {
-        let end = pattern.duration > 0 ? pattern.duration : CompiledPattern(pattern).renderEnd
+        let end = CompiledPattern(pattern).length
         guard let last = amplitude.last, end > last.time + 1e-9 else { return }
         if last.value != 0 { amplitude.append(Breakpoint(time: last.time, value: 0)) }
         amplitude.append(Breakpoint(time: end, value: 0))

@@ -44,6 +44,11 @@ public final class CompiledPattern: Sendable {
     /// When the output falls silent if nothing external changes the controls (tails included).
     public let renderEnd: Double
 
+    /// The pattern's length as hapticd loops it (an unset `loopEnd`): Apple's duration, or for a pattern
+    /// whose duration is 0 (lone transients at 0) the end of its output, at least 1 ms (a loop that
+    /// advances).
+    public var length: Double { duration > 0 ? duration : max(renderEnd, 0.001) }
+
     public init(_ pattern: HapticPattern, profile: DeviceProfile = .generic) {
         self.pattern = pattern
         self.profile = profile
