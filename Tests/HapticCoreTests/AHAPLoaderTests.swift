@@ -89,7 +89,8 @@ import Testing
         (#"{"ParameterCurve": {"ParameterID": "HapticIntensityControl"}}"#, "Pattern[0].ParameterCurve", "no ParameterCurveControlPoints; the curve is ignored"),
         (#"{"Something": {}}"#, "Pattern[0]", "holds none of Event, Parameter, ParameterCurve; ignored"),
         (#"{"Event": {"EventType": "HapticContinuous", "EventDuration": 31}}"#, "Pattern[0].Event.EventDuration", "31.0 s is longer than the 30.0 s maximum of a continuous event; clamped to 30.0 s"),
-        (#"{"Event": {"EventType": "HapticTransient", "EventWaveformPath": null}}"#, "Pattern[0].Event.EventWaveformPath", "applies to AudioCustom events only; ignored on a HapticTransient event"),
+        (#"{"Event": {"EventType": "HapticTransient", "EventWaveformPath": "boom.wav"}}"#, "Pattern[0].Event.EventWaveformPath", "applies to AudioCustom events only; ignored on a HapticTransient event"),
+        (#"{"Event": {"EventType": "HapticContinuous", "EventDuration": 1, "EventWaveformPath": null, "EventWaveformUseVolumeEnvelope": null}}"#, "", ""),
         (#"{"Event": {"EventType": "HapticContinuous", "EventDuration": 1, "EventWaveformLoopEnabled": "yes"}}"#, "Pattern[0].Event.EventWaveformLoopEnabled", "applies to AudioCustom events only; ignored on a HapticContinuous event"),
         (#"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "ParameterCurveControlPoints": [{"Time": 0.2, "ParameterValue": 0}, {"Time": 0.1, "ParameterValue": 1}]}}"#, "Pattern[0].ParameterCurve.ParameterCurveControlPoints", "control points are not in time order ([1] at 0.1 s comes after a later one); sorted by time, each point keeping its time and value"),
         (#"{"Event": {"EventType": "HapticTransient"}, "Parameter": null}"#, "", ""),
@@ -104,6 +105,10 @@ import Testing
 
     @Test func warnsOnMissingPatternAndOtherVersions() throws {
         #expect(try mustLoad("{}").warnings == [.init(.warning, "Pattern", "missing: the pattern is empty")])
+        // An element saved alone, not in a pattern: the message says why nothing plays.
+        let fragment = try mustLoad(#"{"Event": {"EventType": "HapticTransient", "Time": 0}}"#)
+        #expect(fragment.warnings == [.init(.warning, "Pattern", #"missing: the pattern is empty (its top-level Event is not read: an AHAP document holds its elements in a "Pattern" array)"#)])
+        #expect(fragment.pattern.events.isEmpty)
         #expect(try mustLoad(#"{"Version": 2, "Pattern": []}"#).warnings == [.init(.warning, "Version", "version 2.0 is not 1.0; read as 1.0")])
     }
 

@@ -125,6 +125,16 @@ import Testing
         #expect(loaded.warnings.first == AHAPDiagnostic(.warning, path, message))
     }
 
+    /// One amplitude breakpoint after time 0 is a ramp from 0 to it (Lofelt's own player test,
+    /// `one_amp_bp.haptic`: 0.9 at 0.3 s), with no warning that the clip lasts 0 s.
+    @Test func oneBreakpointAfterZeroIsARampWithoutWarning() throws {
+        let loaded = try HapticClipLoader.load(text: Self.clip(amplitude: #"{"time": 0.3, "amplitude": 0.9}"#))
+        #expect(loaded.warnings.isEmpty)
+        let p = CompiledPattern(loaded.pattern)
+        #expect(abs(p.duration - 0.3) < 1e-12)
+        #expect(abs(p.frame(at: 0.15).intensity - 0.45) < 1e-12)
+    }
+
     @Test func sortsBreakpointsKeepingEachEmphasisOnItsPoint() throws {
         let loaded = try HapticClipLoader.load(text: Self.clip(amplitude: #"{"time": 0, "amplitude": 0}, {"time": 1, "amplitude": 0.5}, {"time": 0.5, "amplitude": 0.2, "emphasis": {"amplitude": 1, "frequency": 0.3}}"#))
         #expect(loaded.pattern.events[0].envelope?.intensity == [.init(0, 0), .init(0.5, 0.2), .init(1, 0.5)])

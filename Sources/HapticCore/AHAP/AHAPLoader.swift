@@ -213,7 +213,12 @@ private struct Reader {
             }
         }
         guard let p = member(root, "Pattern") else {
-            let hint = root["signals"] != nil ? " (this document looks like a .haptic clip)" : ""
+            // A pattern element's key at the top level (a fragment, or an element saved alone) is not
+            // read: say so, rather than only that the pattern is empty.
+            let stray = ["Event", "Parameter", "ParameterCurve"].filter { member(root, $0) != nil }
+            let hint = root["signals"] != nil ? " (this document looks like a .haptic clip)"
+                : stray.isEmpty ? ""
+                : " (its top-level \(stray.joined(separator: ", ")) is not read: an AHAP document holds its elements in a \"Pattern\" array)"
             warn("Pattern", "missing: the pattern is empty\(hint)")
             return pattern
         }
@@ -334,12 +339,13 @@ private struct Reader {
             }
         }
         // The waveform keys belong to AudioCustom events; on any other event they do not apply and are
-        // ignored, whatever their value (`null` included: exporters write it), as Core Haptics ignores
-        // keys it does not use.
+        // ignored, as Core Haptics ignores keys it does not use — with a warning for a value, none for
+        // `null`, which means absent here as everywhere (editors such as Haptrix write
+        // `"EventWaveformPath": null` on every haptic event).
         for key in ["EventWaveformPath", "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"] {
             let kpath = "\(path).\(key)"
             guard type == .audioCustom else {
-                if ok, o[key] != nil { warn(kpath, "applies to AudioCustom events only; ignored on a \(type.rawValue) event") }
+                if ok, member(o, key) != nil { warn(kpath, "applies to AudioCustom events only; ignored on a \(type.rawValue) event") }
                 continue
             }
             guard let w = member(o, key) else { continue }

@@ -102,7 +102,9 @@ private struct ClipReader {
         }
 
         let duration = amplitude[amplitude.count - 1].time
-        if amplitude.count < 2 || duration <= 0 {
+        // One breakpoint after 0 is a clip: the ramp from 0 at time 0 to it (below), as Lofelt's
+        // player plays it. Only a clip that ends at 0 has no continuous part.
+        if duration <= 0 {
             d.warn(apath, "the clip lasts 0 s (\(amplitude.count) breakpoint(s) ending at \(duration) s): only its emphasis, if any, is felt")
         }
         // Frequency breakpoints after the clip's end change nothing (the specification forbids them).
