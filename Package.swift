@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "AVFAudio"),
         .target(name: "AVFoundation", dependencies: ["AVFAudio"]),
         .target(name: "CoreHaptics", dependencies: ["AVFAudio", "HapticClient", "HapticCore"]),
-        .target(name: "GameController", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
+        .target(name: "GameController", dependencies: ["CEvdev", "CoreHaptics", "HapticClient", "HapticCore"]),
         .target(name: "HapticFeedback", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
         // The plug-in's C structs and callback types (a header only: nothing to link).
         .systemLibrary(name: "CCoreHapticsWrapper", path: "Sources/CCoreHapticsWrapper"),
@@ -123,7 +123,7 @@ let package = Package(
             name: "drivers-vmtest", dependencies: ["HapticClient", "HapticCore", "Evdev", "VMTestSupport"],
             path: "Tests/VM/drivers-vmtest"),
         .executableTarget(
-            name: "hidraw-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
+            name: "hidraw-vmtest", dependencies: ["GameController", "HapticClient", "HapticCore", "VMTestSupport"],
             path: "Tests/VM/hidraw-vmtest"),
         .executableTarget(
             name: "dualsense-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],

@@ -85,7 +85,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     // @unchecked Sendable: `pad` and `info` are set once; `playerIndex` and `handlerQueue` are behind `local`.
 
     /// hapticd's number for the pad.
-    let pad: Int
+    package let pad: Int
     let info: JSONObject
     private let local = Mutex<(playerIndex: GCControllerPlayerIndex, queue: DispatchQueue)>((.indexUnset, .main))
 
@@ -121,7 +121,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         set { local.withLock { $0.playerIndex = newValue } }
     }
 
-    /// The queue Apple's input handlers run on (no input handlers here; kept for source compatibility).
+    /// The queue the input profile's handlers run on (the main queue unless set), as Apple's.
     open var handlerQueue: DispatchQueue {
         get { local.withLock { $0.queue } }
         set { local.withLock { $0.queue = newValue } }
@@ -147,6 +147,42 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
 
     /// The pad's haptics: every pad hapticd has can rumble.
     open var haptics: GCDeviceHaptics? { padHaptics }
+
+    /// The pad's input profile: its buttons, d-pad, thumbsticks and triggers, read from the pad's
+    /// own evdev node in this process (`GamepadInput`) from the first look on, the handlers run on
+    /// `handlerQueue`. Every pad has it; a pad whose node this program may not read (or the
+    /// simulated pad) has one that never changes.
+    open var extendedGamepad: GCExtendedGamepad? { gamepad }
+
+    /// The Siri Remote's profile: no pad of hapticd's has it.
+    open var microGamepad: GCMicroGamepad? { nil }
+
+    /// The elements by name: the extended gamepad's.
+    open var physicalInputProfile: GCPhysicalInputProfile { gamepad }
+
+    private let input = Mutex<(profile: GCExtendedGamepad?, reader: GamepadInput?)>((nil, nil))
+
+    private var gamepad: GCExtendedGamepad {
+        input.withLock { s in
+            if let p = s.profile { return p }
+            var reader: GamepadInput?
+            if info["simulated"] != .bool(true), case .string(let path)? = info["path"] { reader = GamepadInput.open(path: path) }
+            let start: (layout: GamepadLayout, values: GamepadState.Values)
+            if let reader {
+                start = reader.initial
+            } else {
+                let layout = GamepadLayout(.unknown)
+                start = (layout, GamepadState(layout: layout).committed)
+            }
+            let p = GCExtendedGamepad(layout: start.layout, values: InputValues(start.values))
+            p.owner = self
+            s = (p, reader)
+            reader?.start(profile: p, queue: { [weak self] in self?.handlerQueue ?? .main })
+            return p
+        }
+    }
+
+    deinit { input.withLock { $0.reader }?.stop() }
 
     /// Always false: these are the pads themselves.
     open var isAttachedToDevice: Bool { false }

@@ -363,6 +363,33 @@ private final class ControllerHaptics: @unchecked Sendable {
         _ = haptics.createEngine(withLocality: .leftHandle)
         _ = GCHapticsLocality(rawValue: "Left Handle").rawValue
         _ = controller.productCategory == GCProductCategoryDualSense
+        readInput(controller)
+    }
+
+    /// Input, as games that play haptics on a button write it.
+    func readInput(_ controller: GCController) {
+        controller.handlerQueue = DispatchQueue(label: "input")
+        guard let gamepad = controller.extendedGamepad else { return }
+        gamepad.buttonA.pressedChangedHandler = { [weak self] _, _, pressed in
+            if pressed, let engine = self?.engines[controller] { try? engine.playPattern(from: URL(fileURLWithPath: "Hit.ahap")) }
+        }
+        gamepad.rightTrigger.valueChangedHandler = { (button: GCControllerButtonInput, value: Float, pressed: Bool) in _ = (button.isAnalog, value, pressed) }
+        gamepad.leftThumbstick.valueChangedHandler = { _, x, y in _ = (x * x + y * y).squareRoot() }
+        gamepad.dpad.up.pressedChangedHandler = { _, _, _ in }
+        gamepad.valueChangedHandler = { (pad: GCExtendedGamepad, element: GCControllerElement) in
+            if element == pad.leftThumbstick { _ = pad.leftThumbstick.xAxis.value }
+            if let button = element as? GCControllerButtonInput, button.isPressed { _ = button.localizedName }
+        }
+        _ = gamepad.buttonHome?.isPressed ?? false
+        _ = gamepad.leftThumbstickButton?.value
+        _ = (gamepad.buttonB.isPressed, gamepad.buttonX.value, gamepad.buttonY.isTouched, gamepad.leftShoulder.value, gamepad.rightShoulder.value)
+        _ = (gamepad.buttonMenu.isPressed, gamepad.buttonOptions?.isPressed, gamepad.rightThumbstick.yAxis.value, gamepad.rightThumbstickButton)
+        _ = gamepad.controller === controller
+        _ = controller.physicalInputProfile.buttons[GCInputButtonA]?.isPressed
+        _ = controller.physicalInputProfile.dpads[GCInputDirectionPad]?.xAxis.value
+        _ = controller.physicalInputProfile[GCInputLeftTrigger]
+        _ = controller.microGamepad?.buttonA.value
+        controller.physicalInputProfile.valueDidChangeHandler = { profile, element in _ = (profile.lastEventTimestamp, element.aliases) }
     }
 }
 

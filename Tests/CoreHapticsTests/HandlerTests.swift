@@ -95,6 +95,9 @@ extension CoreHapticsSuite {
             return
         }
         #expect(controller.vendorName == "Simulated rumble pad 0")
+        // The simulated pad has no evdev node to read: its input profile is there, at rest.
+        #expect(controller.extendedGamepad.map { p in p.buttonHome != nil && !p.allButtons.contains { $0.isPressed } } == true)
+        #expect(controller.physicalInputProfile.buttons[GCInputButtonA] === controller.extendedGamepad?.buttonA)
         let (stopped, reset) = watch(engine)
         try engine.start()
         daemon.simulate("unplug 0")

@@ -8,12 +8,17 @@
 // Usage: hidraw-vmtest HAPTICD TYPE:PROFILE...   (pad logs and pids in /tmp/pads, from start_uhid_pads)
 // Then the comparison with SDL2's HIDAPI path: /bin/sdlrumble (Tests/VM/sdl/sdlrumble.c) against the
 // same pads, printed as a table (a measurement, not an assertion).
+import Dispatch
+import GameController
 import Glibc
 import HapticClient
 import HapticCore
+import Synchronization
 import VMTestSupport
 
 let socketPath = "/tmp/hapticd-hidraw.sock"
+// The GameController library finds hapticd where every client does.
+setenv("HAPTICD_SOCKET", socketPath, 1)
 let padDirectory = "/tmp/pads"
 /// hapticd's render tick, part of every bound on when it writes.
 let tick = 0.004
@@ -461,6 +466,36 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
     }
 }
 
+final class Presses: Sendable { let list = Mutex<[String]>([]) }
+
+/// The GameController library reads the pad's input as Apple's framework gives it: the south face
+/// button pressed on the pad (uhidpad, SIGHUP) is `extendedGamepad.buttonA`, pressed then released,
+/// its handlers on the controller's `handlerQueue` — through the kernel's own driver and evdev
+/// node, in this process (GamepadInput), while hapticd drives the pad's rumble.
+@MainActor func gameControllerInput(_ pad: Pad) {
+    guard let controller = GCController.controllers().first(where: { $0.pad == pad.device }), let gamepad = controller.extendedGamepad else {
+        return check(false, "\(pad.type): GCController.controllers() lists the pad, with an extended gamepad profile")
+    }
+    let queue = DispatchQueue(label: "vmtest.input")
+    let onQueue = DispatchSpecificKey<Bool>()
+    queue.setSpecific(key: onQueue, value: true)
+    controller.handlerQueue = queue
+    let presses = Presses()
+    // @Sendable: a closure formed in this @MainActor function is main-actor isolated otherwise, and
+    // Swift 6 traps when it runs on another queue (as it would on Apple's platforms).
+    gamepad.buttonA.pressedChangedHandler = { @Sendable _, value, pressed in
+        presses.list.withLock { $0.append("\(pressed) \(value) \(DispatchQueue.getSpecific(key: onQueue) == true)") }
+    }
+    let atRest = !gamepad.allButtons.contains { $0.isPressed }
+    kill(pad.emulatorPID, SIGHUP)
+    _ = waitUntil(3) { presses.list.withLock { $0.count } >= 2 }
+    let seen = presses.list.withLock { $0 }
+    gamepad.buttonA.pressedChangedHandler = nil
+    check(atRest && seen == ["true 1.0 true", "false 0.0 true"],
+          "\(pad.type): GameController's extendedGamepad.buttonA is pressed and released as the pad's south button is, its handler on the handler queue (kernel driver → evdev → this process)",
+          "at rest \(atRest), seen \(seen)")
+}
+
 /// The kernel driver still delivers the pad's input: a button pressed on the pad (uhidpad, SIGHUP)
 /// appears on its evdev node while hapticd drives the rumble through the hidraw node.
 @MainActor func inputStillDelivered(_ pad: Pad) {
@@ -744,6 +779,7 @@ for pad in pads where pad.device >= 0 {
     rhythm(pad)
     localities(pad)
     inputStillDelivered(pad)
+    gameControllerInput(pad)
     stops(pad)
     bench[pad.type] = hapticdBenchmark(pad)
     benchRaw[pad.type] = hapticdRawBenchmark(pad)

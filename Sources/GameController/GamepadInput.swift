@@ -1,0 +1,145 @@
+// Reads a pad's evdev node for `GCExtendedGamepad`, in the program's own process, on a thread of its
+// own (libevdev: capabilities, current state, and the resync after the kernel dropped events).
+// hapticd is not involved: it drives the actuators; input goes from the kernel to the program, as
+// it does for SDL. The node must be readable by the program's user (desktop sessions give the
+// logged-in user pads' nodes: systemd-logind's `uaccess`); when it is not, the profile is there
+// and never changes.
+import CEvdev
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+final class GamepadInput: @unchecked Sendable {
+    // @unchecked Sendable: `device` and `state` are used by the reading thread only once `start` has
+    // handed them to it (before, only by `open`, on the caller's thread); the file descriptors are
+    // set once and closed by the thread as it ends.
+    let capabilities: InputCapabilities
+    private let fd: Int32
+    private let device: OpaquePointer
+    private var state: GamepadState
+    /// Written to stop the thread.
+    private let wake: (read: Int32, write: Int32)
+    private let stopped = Atomic<Bool>(false)
+
+    /// The node's reader, its capabilities and current state read; nil when it cannot be opened or
+    /// is not an evdev node.
+    static func open(path: String) -> GamepadInput? {
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var dev: OpaquePointer?
+        guard libevdev_new_from_fd(fd, &dev) == 0, let dev else {
+            close(fd)
+            return nil
+        }
+        var pipe = [Int32](repeating: -1, count: 2)
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pipe) == 0 else {
+            libevdev_free(dev)
+            close(fd)
+            return nil
+        }
+        return GamepadInput(fd: fd, device: dev, wake: (pipe[0], pipe[1]))
+    }
+
+    private init(fd: Int32, device: OpaquePointer, wake: (read: Int32, write: Int32)) {
+        self.fd = fd
+        self.device = device
+        self.wake = wake
+        var keys = Set<UInt16>()
+        for code in UInt16(0x100)...UInt16(0x2ff) where libevdev_has_event_code(device, UInt32(EV_KEY), UInt32(code)) == 1 {
+            keys.insert(code)
+        }
+        var axes: [UInt16: InputCapabilities.Axis] = [:]
+        for code in UInt16(0)...UInt16(0x3f) where libevdev_has_event_code(device, UInt32(EV_ABS), UInt32(code)) == 1 {
+            if let a = libevdev_get_abs_info(device, UInt32(code)) {
+                axes[code] = .init(minimum: a.pointee.minimum, maximum: a.pointee.maximum, flat: a.pointee.flat)
+            }
+        }
+        capabilities = InputCapabilities(vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(device)), keys: keys, axes: axes)
+        state = GamepadState(layout: GamepadLayout(capabilities))
+        _ = state.reset(to: currentValues())
+    }
+
+    /// The values the pad's state gives now, as libevdev holds it.
+    private func currentValues() -> GamepadState.Values {
+        state.values(
+            key: { libevdev_get_event_value(device, UInt32(EV_KEY), UInt32($0)) != 0 },
+            axis: { code in
+                libevdev_has_event_code(device, UInt32(EV_ABS), UInt32(code)) == 1
+                    ? libevdev_get_event_value(device, UInt32(EV_ABS), UInt32(code)) : nil
+            })
+    }
+
+    /// The layout and values the profile starts with.
+    var initial: (layout: GamepadLayout, values: GamepadState.Values) { (state.layout, state.committed) }
+
+    /// Reads until `stop()`, the node goes away, or `profile` does; each frame's changes go to the
+    /// profile, its handlers onto `queue()` (read at each frame: a program may change it).
+    func start(profile: GCExtendedGamepad, queue: @escaping @Sendable () -> DispatchQueue) {
+        let weakProfile = WeakBox(profile)
+        let thread = Thread { [self] in
+            run(profile: weakProfile, queue: queue)
+            libevdev_free(device)
+            close(fd)
+            close(wake.read)
+        }
+        thread.name = "GameController input"
+        thread.start()
+    }
+
+    func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+        close(wake.write)
+    }
+
+    deinit { stop() }
+
+    private func run(profile: WeakBox<GCExtendedGamepad>, queue: @Sendable () -> DispatchQueue) {
+        var syncing = false
+        while !stopped.load(ordering: .acquiring) {
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            let r = poll(&fds, 2, -1)
+            if r < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents & Int16(POLLIN) == 0 && fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return }
+            while true {
+                var ev = input_event()
+                let flag = syncing ? LIBEVDEV_READ_FLAG_SYNC : LIBEVDEV_READ_FLAG_NORMAL
+                let rc = libevdev_next_event(device, flag.rawValue, &ev)
+                if rc == -EAGAIN {
+                    if syncing { syncing = false; continue }
+                    break
+                }
+                guard rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue || rc == LIBEVDEV_READ_STATUS_SYNC.rawValue else { return }  // gone (ENODEV)
+                if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
+                    // The kernel dropped events: libevdev hands the difference to the state it last
+                    // reported, ending with a SYN_REPORT; the SYN_DROPPED itself is not passed on.
+                    syncing = true
+                    if ev.type == UInt16(EV_SYN) && ev.code == UInt16(SYN_DROPPED) { continue }
+                }
+                guard let changed = state.apply(type: ev.type, code: ev.code, value: ev.value) else { continue }
+                guard let p = profile.object else { return }
+                p.deliver(changed, after: state.committed, at: Self.now(), on: queue())
+            }
+        }
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// A weak reference that crosses to the reading thread.
+final class WeakBox<T: AnyObject>: @unchecked Sendable {
+    // @unchecked Sendable: a weak reference is read atomically by the runtime; T's own methods are
+    // what must be thread-safe (GCExtendedGamepad's are).
+    weak var object: T?
+    init(_ object: T) { self.object = object }
+}
