@@ -350,7 +350,11 @@ final class ControllerMonitor: Sendable {
         // On the main queue, as Apple posts them ("on the main thread"): an observer registered on the
         // main thread right after the first use of this module — which starts following hapticd and
         // finds the pads already there — is registered before they are announced.
-        DispatchQueue.main.async { Self.announce(connected: change.value.0, disconnected: change.value.1, current: change.value.2) }
+        // Through OperationQueue.main, not DispatchQueue.main.async: corelibs Foundation delivers to an
+        // observer registered with `queue: .main` by adding an operation there and waiting for it, which
+        // from a plain main-queue block under dispatchMain() waits forever; from an operation of that
+        // queue it runs in place (under a run loop and under dispatchMain() alike).
+        OperationQueue.main.addOperation { Self.announce(connected: change.value.0, disconnected: change.value.1, current: change.value.2) }
     }
 
     /// Posts what changed, as Apple's framework does: a controller that goes stops being current

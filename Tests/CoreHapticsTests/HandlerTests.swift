@@ -67,7 +67,7 @@ extension CoreHapticsSuite {
         let connected = Recorder<GCController>(), disconnected = Recorder<GCController>(), notices = Recorder<String>()
         // Apple posts them on the main thread: an observer with no queue runs on the main queue (here
         // drained by `swift test`'s dispatchMain(), on a thread of the pool: the queue is what counts).
-        let offMain = Recorder<String>()
+        let offMain = Recorder<String>(), onMain = Recorder<Bool>()
         let mainKey = Self.mainQueueKey
         @Sendable func note(_ what: String) {
             notices.record(what)
@@ -87,6 +87,11 @@ extension CoreHapticsSuite {
             },
             NotificationCenter.default.addObserver(forName: .GCControllerDidStopBeingCurrent, object: nil, queue: nil) { n in
                 if n.object is GCController { note("stop being current") }
+            },
+            // `queue: .main`, as most programs observe: corelibs Foundation waits for that delivery,
+            // which deadlocked when the notification was posted from a main-queue block.
+            NotificationCenter.default.addObserver(forName: .GCControllerDidDisconnect, object: nil, queue: .main) { _ in
+                onMain.record(true)
             },
         ]
         defer { observers.forEach(NotificationCenter.default.removeObserver) }
@@ -112,6 +117,7 @@ extension CoreHapticsSuite {
         let expected = ["stop being current", "disconnect", "connect", "become current"]
         #expect(waitUntil(timeout: 5) { Array(notices.all.suffix(4)) == expected }, "\(notices.all)")
         #expect(offMain.all.isEmpty, "posted off the main thread: \(offMain.all)")
+        #expect(waitUntil(timeout: 5) { !onMain.all.isEmpty }, "an observer on OperationQueue.main hears the disconnect")
         try engine.start()
         try engine.makePlayer(with: CHHapticPattern(events: [transient(0)], parameters: [])).start(atTime: 0)
         #expect(daemon.terminate() == 0)
