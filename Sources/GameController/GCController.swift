@@ -152,17 +152,17 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     /// own evdev node in this process (`GamepadInput`) from the first look on, the handlers run on
     /// `handlerQueue`. Every pad has it; a pad whose node this program may not read (or the
     /// simulated pad) has one that never changes.
-    open var extendedGamepad: GCExtendedGamepad? { gamepad }
+    open var extendedGamepad: GCExtendedGamepad? { inputProfile }
 
     /// The Siri Remote's profile: no pad of hapticd's has it.
     open var microGamepad: GCMicroGamepad? { nil }
 
     /// The elements by name: the extended gamepad's.
-    open var physicalInputProfile: GCPhysicalInputProfile { gamepad }
+    open var physicalInputProfile: GCPhysicalInputProfile { inputProfile }
 
     private let input = Mutex<(profile: GCExtendedGamepad?, reader: GamepadInput?)>((nil, nil))
 
-    private var gamepad: GCExtendedGamepad {
+    private var inputProfile: GCExtendedGamepad {
         input.withLock { s in
             if let p = s.profile { return p }
             var reader: GamepadInput?
