@@ -145,7 +145,8 @@ package final class HapticService: Sendable {
         state.withLock { _ = $0.clock.note(daemonTime: t, sent: sent, received: received) }
     }
 
-    static func now() -> Double {
+    /// CLOCK_MONOTONIC in seconds (also the GameController input's timestamps).
+    package static func now() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

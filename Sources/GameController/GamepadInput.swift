@@ -124,15 +124,9 @@ final class GamepadInput: @unchecked Sendable {
                 }
                 guard let changed = state.apply(type: ev.type, code: ev.code, value: ev.value) else { continue }
                 guard let p = profile.object else { return }
-                p.deliver(changed, after: state.committed, at: Self.now(), on: queue())
+                p.deliver(changed, after: state.committed, at: HapticService.now(), on: queue())
             }
         }
-    }
-
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
 
