@@ -2,6 +2,7 @@
 import CCoreHapticsWrapper
 import CoreHaptics
 import Dispatch
+import HapticCore
 import Synchronization
 
 /// What an engine handle holds.
@@ -127,7 +128,10 @@ func pattern(_ json: UnsafePointer<CChar>?) throws -> CHHapticPattern {
     do {
         object = try JSONSerialization.jsonObject(with: Data(text.utf8))
     } catch {
-        throw WrapperError(.invalidPatternData, "the AHAP JSON does not parse: \(error)")
+        // Foundation's error says only "The data couldn't be read"; hapticd's own parser says where and why.
+        let reason: String
+        do { _ = try JSONParser.parse(text); reason = "\(error)" } catch let syntax { reason = syntax.description }
+        throw WrapperError(.invalidPatternData, "the AHAP JSON does not parse: \(reason)")
     }
     guard let dictionary = object as? [String: Any] else {
         throw WrapperError(.invalidPatternDictionary, "the AHAP JSON is not an object")

@@ -365,6 +365,7 @@ namespace HapticdUnityTests
             IntPtr made = IntPtr.Zero;
             var e = Sync(() => made = Native.MakePlayer(engine, "not json", onError));
             Check(made == IntPtr.Zero && e.SequenceEqual(new[] { Err(engine, -4813) }), "MakePlayer with bad JSON: no player, the error with the engine's pointer: " + string.Join(",", e));
+            Check(lastErrorText != null && lastErrorText.Contains("malformed JSON at line 1, column "), "MakePlayer with bad JSON: the error says where it stops parsing: " + lastErrorText);
             e = Sync(() => made = Native.MakePlayer(engine, "[1, 2]", onError));
             Check(made == IntPtr.Zero && e.SequenceEqual(new[] { Err(engine, -4814) }), "MakePlayer with a JSON array: invalidPatternDictionary: " + string.Join(",", e));
             e = Sync(() => made = Native.MakeAdvancedPlayer(engine, "{\"Pattern\": [{\"Event\": {\"EventType\": \"Bogus\", \"Time\": 0}}]}", onFinished, onError));
