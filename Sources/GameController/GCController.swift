@@ -84,16 +84,19 @@ public protocol GCDevice: NSObjectProtocol {
 open class GCController: NSObject, GCDevice, @unchecked Sendable {
     // @unchecked Sendable: `pad` and `info` are set once; `playerIndex` and `handlerQueue` are behind `local`.
 
-    /// hapticd's number for the pad.
+    /// hapticd's number for the pad (-1 for a snapshot made by code).
     package let pad: Int
     let info: JSONObject
-    private let local = Mutex<(playerIndex: GCControllerPlayerIndex, queue: DispatchQueue)>((.indexUnset, .main))
+    private let local = Mutex<(playerIndex: GCControllerPlayerIndex, queue: DispatchQueue, paused: Unchecked<((GCController) -> Void)?>)>(
+        (.indexUnset, .main, Unchecked(nil)))
 
-    init(pad: Int, info: JSONObject) {
+    init(pad: Int, info: JSONObject, snapshot: GCExtendedGamepad? = nil) {
         self.pad = pad
         self.info = info
-        padHaptics = GCDeviceHaptics(pad: pad)
+        padHaptics = snapshot == nil ? GCDeviceHaptics(pad: pad) : nil
+        input = Mutex((snapshot, nil))
         super.init()
+        snapshot?.owner = self
     }
 
     /// The controller used most recently: here, the one connected most recently that still is.
@@ -143,10 +146,61 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         return GCProductCategoryHID
     }
 
-    private let padHaptics: GCDeviceHaptics
+    private let padHaptics: GCDeviceHaptics?
 
-    /// The pad's haptics: every pad hapticd has can rumble.
+    /// The pad's haptics: every pad hapticd has can rumble (a snapshot has none).
     open var haptics: GCDeviceHaptics? { padHaptics }
+
+    private let batteryFound = Mutex<GCDeviceBattery?>(nil)
+
+    /// The pad's battery as its driver reports it (GCDeviceBattery.swift), read at each look; nil for
+    /// a pad whose driver reports none (a wired Xbox pad, the simulated pad) and for a snapshot.
+    open var battery: GCDeviceBattery? {
+        guard !isSnapshot, info["simulated"] != .bool(true), case .string(let path)? = info["path"],
+              let directory = PowerSupply.directory(eventNode: path) else { return nil }
+        return batteryFound.withLock { found in
+            if let found, found.directory == directory { return found }
+            let battery = GCDeviceBattery(directory: directory)
+            found = battery
+            return battery
+        }
+    }
+
+    /// The pad's motion sensors: nil, as for a controller without them (GCMotion.swift says why).
+    open var motion: GCMotion? { nil }
+
+    /// Deprecated by Apple in favour of `extendedGamepad`: the same elements, as the smaller profile
+    /// every extended gamepad also has.
+    open var gamepad: GCGamepad? { inputProfile.gamepadProfile }
+
+    /// Deprecated by Apple in favour of `buttonMenu`'s handlers: called on `handlerQueue` when the
+    /// menu button goes down, after the profile's handlers.
+    open var controllerPausedHandler: ((GCController) -> Void)? {
+        get { local.withLock { $0.paused.value } }
+        set { let h = Unchecked(newValue); local.withLock { $0.paused = h } }
+    }
+
+    private static let monitorBackground = Mutex(false)
+
+    /// Kept as set: input is read from the pad's node whether or not the program is in front (a
+    /// Linux program has no foreground state that GameController could follow).
+    open class var shouldMonitorBackgroundEvents: Bool {
+        get { monitorBackground.withLock { $0 } }
+        set { monitorBackground.withLock { $0 = newValue } }
+    }
+
+    /// A controller whose extended gamepad is this one's as it is now, apart from the pad: its
+    /// values stay, `setValue` changes them; no haptics, no battery (Apple's `capture()`).
+    open func capture() -> GCController {
+        GCController(pad: pad, info: info, snapshot: inputProfile.capture())
+    }
+
+    /// A controller made by code, with an extended gamepad at rest that only `setValue` moves (Apple's
+    /// `GCController(extendedGamepad:)`-era `controllerWithExtendedGamepad`), for tests and replays.
+    open class func withExtendedGamepad() -> GCController {
+        let layout = GamepadLayout(.unknown)
+        return GCController(pad: -1, info: JSONObject(), snapshot: GCExtendedGamepad(layout: layout, values: InputValues(GamepadState(layout: layout).committed)))
+    }
 
     /// The pad's input profile: its buttons, d-pad, thumbsticks and triggers, read from the pad's
     /// own evdev node in this process (`GamepadInput`) from the first look on, the handlers run on
@@ -160,7 +214,17 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     /// The elements by name: the extended gamepad's.
     open var physicalInputProfile: GCPhysicalInputProfile { inputProfile }
 
-    private let input = Mutex<(profile: GCExtendedGamepad?, reader: GamepadInput?)>((nil, nil))
+    private let input: Mutex<(profile: GCExtendedGamepad?, reader: GamepadInput?)>
+
+    /// The profile class Apple gives the pad.
+    private var profileClass: GCExtendedGamepad.Type {
+        switch productCategory {
+        case GCProductCategoryDualSense: GCDualSenseGamepad.self
+        case GCProductCategoryDualShock4: GCDualShockGamepad.self
+        case GCProductCategoryXboxOne: GCXboxGamepad.self
+        default: GCExtendedGamepad.self
+        }
+    }
 
     private var inputProfile: GCExtendedGamepad {
         input.withLock { s in
@@ -174,7 +238,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
                 let layout = GamepadLayout(.unknown)
                 start = (layout, GamepadState(layout: layout).committed)
             }
-            let p = GCExtendedGamepad(layout: start.layout, values: InputValues(start.values))
+            let p = profileClass.make(layout: start.layout, values: InputValues(start.values))
             p.owner = self
             s = (p, reader)
             reader?.start(profile: p, queue: { [weak self] in self?.handlerQueue ?? .main })
@@ -184,9 +248,10 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
 
     deinit { input.withLock { $0.reader }?.stop() }
 
-    /// Always false: these are the pads themselves.
+    /// Always false: these are pads, not part of a device.
     open var isAttachedToDevice: Bool { false }
-    open var isSnapshot: Bool { false }
+    /// Whether this is a copy made by `capture()` or by code, not a pad.
+    open var isSnapshot: Bool { padHaptics == nil }
 
     open override var description: String { "<GCController pad \(pad) \(vendorName ?? "")>" }
 }

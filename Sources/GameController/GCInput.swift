@@ -23,6 +23,14 @@ public let GCInputButtonHome = "Button Home"
 public let GCInputDirectionPad = "Direction Pad"
 public let GCInputLeftThumbstick = "Left Thumbstick"
 public let GCInputRightThumbstick = "Right Thumbstick"
+public let GCInputDualShockTouchpadButton = "Touchpad Button"
+public let GCInputDualShockTouchpadOne = "Touchpad 1"
+public let GCInputDualShockTouchpadTwo = "Touchpad 2"
+public let GCInputButtonShare = "Button Share"
+public let GCInputXboxPaddleOne = "Paddle 1"
+public let GCInputXboxPaddleTwo = "Paddle 2"
+public let GCInputXboxPaddleThree = "Paddle 3"
+public let GCInputXboxPaddleFour = "Paddle 4"
 
 extension GamepadElement {
     var appleName: String {
@@ -43,6 +51,9 @@ extension GamepadElement {
         case .dpad: GCInputDirectionPad
         case .leftThumbstick: GCInputLeftThumbstick
         case .rightThumbstick: GCInputRightThumbstick
+        case .touchpadButton: GCInputDualShockTouchpadButton
+        case .touchpadPrimary: GCInputDualShockTouchpadOne
+        case .touchpadSecondary: GCInputDualShockTouchpadTwo
         }
     }
 }
@@ -107,6 +118,16 @@ open class GCControllerElement: NSObject, @unchecked Sendable {
     open var aliases: Set<String>
     /// Never bound to a system gesture here.
     open var isBoundToSystemGesture: Bool { false }
+
+    /// Apple's states of a button the system may take for a gesture (Home, Share).
+    public enum SystemGestureState: Int, Sendable {
+        case enabled = 0
+        case alwaysReceive
+        case disabled
+    }
+    /// Kept as set: no button is bound to a system gesture here, so every press reaches the program
+    /// whatever this says (as `.alwaysReceive` would on Apple's platforms).
+    open var preferredSystemGestureState: SystemGestureState = .enabled
 
     init(values: InputValues, role: ElementRole, name: String, analog: Bool) {
         self.values = values
@@ -291,6 +312,15 @@ open class GCPhysicalInputProfile: NSObject, @unchecked Sendable {
     open func mappedElementAlias(forPhysicalInputName inputName: String) -> String { inputName }
     open func mappedPhysicalInputNames(forElementAlias elementAlias: String) -> Set<String> { [elementAlias] }
 
+    /// A copy of the profile as it is now, apart from the pad (Apple's `capture()`): its values no
+    /// longer follow the pad, and `setValue` on its elements changes them.
+    open func capture() -> Self {
+        captured() as! Self
+    }
+
+    /// What `capture()` returns; each profile class that can be made gives its own.
+    func captured() -> GCPhysicalInputProfile { self }
+
     func stamp(_ t: TimeInterval) { local.withLock { $0.timestamp = t } }
     func profileHandler() -> ((GCPhysicalInputProfile, GCControllerElement) -> Void)? { local.withLock { $0.handler.value } }
 }
@@ -298,11 +328,14 @@ open class GCPhysicalInputProfile: NSObject, @unchecked Sendable {
 public typealias GCExtendedGamepadValueChangedHandler = (GCExtendedGamepad, GCControllerElement) -> Void
 
 /// Apple's `GCExtendedGamepad`: two thumbsticks, a d-pad, four face buttons, shoulders, triggers
-/// and menu buttons. The optional elements are there when the pad's driver reports them.
+/// and menu buttons. The optional elements are there when the pad's driver reports them. A
+/// DualShock 4's profile is a `GCDualShockGamepad`, a DualSense's a `GCDualSenseGamepad`, an Xbox
+/// pad's a `GCXboxGamepad` (GCProfiles.swift), as Apple's are.
 open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
-    // @unchecked Sendable: the elements are set once; the handler is behind `handler`.
+    // @unchecked Sendable: the elements and layout are set once; the handler is behind `handler`.
     private let handler = Mutex(Unchecked<GCExtendedGamepadValueChangedHandler?>(nil))
-    private let byElement: [GamepadElement: GCControllerElement]
+    let byElement: [GamepadElement: GCControllerElement]
+    let layout: GamepadLayout
 
     public let dpad: GCControllerDirectionPad
     public let leftThumbstick: GCControllerDirectionPad
@@ -313,24 +346,38 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
     public let buttonY: GCControllerButtonInput
     public let leftShoulder: GCControllerButtonInput
     public let rightShoulder: GCControllerButtonInput
-    public let leftTrigger: GCControllerButtonInput
-    public let rightTrigger: GCControllerButtonInput
+    private let triggers: (left: GCControllerButtonInput, right: GCControllerButtonInput)
+    /// Open (not a constant) so that the DualSense's profile can give its adaptive triggers, as Apple's does.
+    open var leftTrigger: GCControllerButtonInput { triggers.left }
+    open var rightTrigger: GCControllerButtonInput { triggers.right }
     public let buttonMenu: GCControllerButtonInput
     public let buttonOptions: GCControllerButtonInput?
     public let buttonHome: GCControllerButtonInput?
     public let leftThumbstickButton: GCControllerButtonInput?
     public let rightThumbstickButton: GCControllerButtonInput?
 
+    /// The elements a profile of this class has beyond the layout's (the touchpad's).
+    class var extraElements: [GamepadElement] { [] }
+    /// A button element of this profile (the DualSense's makes its triggers adaptive).
+    class func makeButton(_ element: GamepadElement, values: InputValues, analog: Bool) -> GCControllerButtonInput {
+        GCControllerButtonInput(values: values, role: .button(element), name: element.appleName, analog: analog)
+    }
+
+    /// A profile of this class (each class that can be made gives its own).
+    class func make(layout: GamepadLayout, values: InputValues) -> GCExtendedGamepad { GCExtendedGamepad(layout: layout, values: values) }
+
     init(layout: GamepadLayout, values: InputValues) {
         var made: [GamepadElement: GCControllerElement] = [:]
-        for e in GamepadElement.allCases where layout.present.contains(e) {
+        let kinds = Set(GamepadElement.extended.filter { layout.present.contains($0) } + Self.extraElements)
+        for e in GamepadElement.allCases where kinds.contains(e) {
             made[e] = e.isDirectionPad
                 ? GCControllerDirectionPad(values: values, element: e)
-                : GCControllerButtonInput(values: values, role: .button(e), name: e.appleName, analog: values.read { $0.analog.contains(e) })
+                : Self.makeButton(e, values: values, analog: values.read { $0.analog.contains(e) })
         }
         func button(_ e: GamepadElement) -> GCControllerButtonInput? { made[e] as? GCControllerButtonInput }
         func pad(_ e: GamepadElement) -> GCControllerDirectionPad { made[e] as! GCControllerDirectionPad }
         byElement = made
+        self.layout = layout
         dpad = pad(.dpad)
         leftThumbstick = pad(.leftThumbstick)
         rightThumbstick = pad(.rightThumbstick)
@@ -340,8 +387,7 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
         buttonY = button(.buttonY)!
         leftShoulder = button(.leftShoulder)!
         rightShoulder = button(.rightShoulder)!
-        leftTrigger = button(.leftTrigger)!
-        rightTrigger = button(.rightTrigger)!
+        triggers = (button(.leftTrigger)!, button(.rightTrigger)!)
         buttonMenu = button(.buttonMenu)!
         buttonOptions = button(.buttonOptions)
         buttonHome = button(.buttonHome)
@@ -350,7 +396,7 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
         super.init(values: values, elements: Dictionary(uniqueKeysWithValues: made.map { ($0.key.appleName, $0.value) }))
     }
 
-    /// The controller this profile belongs to.
+    /// The controller this profile belongs to (nil for a capture of a profile).
     open var controller: GCController? { owner }
 
     /// Called on the controller's `handlerQueue` for each element that changed (a button, or the
@@ -360,6 +406,31 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
         set { let h = Unchecked(newValue); handler.withLock { $0 = h } }
     }
 
+    /// The profile as it is now, apart from the pad: its values stay, and `setValue` changes them
+    /// (Apple's way to record or to script input). Its `controller` is nil.
+    override func captured() -> GCPhysicalInputProfile {
+        type(of: self).make(layout: layout, values: InputValues(values.read { $0 }))
+    }
+
+    /// The profile's values now, as a deprecated `GCExtendedGamepadSnapshot` (`capture()` is the
+    /// current way).
+    open func saveSnapshot() -> GCExtendedGamepadSnapshot {
+        let snapshot = GCExtendedGamepadSnapshot(layout: layout, values: InputValues(values.read { $0 }))
+        snapshot.owner = owner
+        return snapshot
+    }
+
+    /// The deprecated `GCGamepad` view of this profile, made at the first look (`GCController.gamepad`).
+    private let legacy = Mutex<GCGamepad?>(nil)
+    var gamepadProfile: GCGamepad {
+        legacy.withLock { g in
+            if let g { return g }
+            let made = GCGamepad(extended: self)
+            g = made
+            return made
+        }
+    }
+
     /// Reports whose handlers wait on the handler queue; at `maximumQueuedReports`, later reports
     /// change the values but queue no handlers (a program that never runs its handler queue — a game
     /// that polls `value` from its own loop on the main thread — must not grow without bound: a pad
@@ -367,7 +438,9 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
     private let queued = Atomic<Int>(0)
     static let maximumQueuedReports = 256
 
-    /// A pad reported: the values change now; the handlers run on `queue`, in the profile's order.
+    /// A pad reported: the values change now; the handlers run on `queue`, in the profile's order:
+    /// each element's own, this profile's, `valueDidChangeHandler`, the deprecated `GCGamepad`'s; then
+    /// the controller's deprecated `controllerPausedHandler` when the menu button went down.
     func deliver(_ changed: [GamepadElement], after: GamepadState.Values, at time: TimeInterval, on queue: DispatchQueue) {
         let before = values.values.withLock { v -> GamepadState.Values in
             defer { v = after }
@@ -380,14 +453,18 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
             queued.subtract(1, ordering: .relaxed)
             return
         }
+        let paused = !before.isPressed(.buttonMenu) && after.isPressed(.buttonMenu)
         let job = Unchecked({ [self] in
             defer { queued.subtract(1, ordering: .relaxed) }
+            let gamepad = legacy.withLock { $0 }
             for element in elements {
                 if let b = element as? GCControllerButtonInput { b.deliver(before: before, after: after) }
                 if let d = element as? GCControllerDirectionPad { d.deliver(before: before, after: after) }
                 handler.withLock { $0 }.value?(self, element)
                 profileHandler()?(self, element)
+                gamepad?.deliver(element)
             }
+            if paused, let controller = owner { controller.controllerPausedHandler?(controller) }
         })
         queue.async { job.value() }
     }

@@ -16,9 +16,21 @@ package enum GamepadElement: Int, CaseIterable, Sendable {
     case leftThumbstickButton, rightThumbstickButton
     case buttonMenu, buttonOptions, buttonHome
     case dpad, leftThumbstick, rightThumbstick
+    /// The DualShock 4's and DualSense's touchpad (`GCDualShockGamepad`, `GCDualSenseGamepad`): its
+    /// click and its two touches. Not part of the extended profile: their drivers report the
+    /// touchpad on an evdev node of its own, which is not read, so these stay at rest.
+    case touchpadButton, touchpadPrimary, touchpadSecondary
 
-    /// The direction pads (dpad and the two thumbsticks): two axes each.
-    var isDirectionPad: Bool { self == .dpad || self == .leftThumbstick || self == .rightThumbstick }
+    /// The elements of Apple's extended gamepad profile (all but the touchpad's).
+    static let extended: [GamepadElement] = allCases.filter { $0.rawValue <= GamepadElement.rightThumbstick.rawValue }
+
+    /// The direction pads (dpad, the two thumbsticks, the touches): two axes each.
+    var isDirectionPad: Bool {
+        switch self {
+        case .dpad, .leftThumbstick, .rightThumbstick, .touchpadPrimary, .touchpadSecondary: true
+        default: false
+        }
+    }
 }
 
 /// What a pad's evdev node says it has (EVIOCGBIT, EVIOCGABS, EVIOCGID).
@@ -88,7 +100,7 @@ package struct GamepadLayout: Equatable, Sendable {
     package init(_ caps: InputCapabilities) {
         typealias C = EvdevCode
         // With nothing known (the node cannot be read), the profile lists every element.
-        present = caps == .unknown ? Set(GamepadElement.allCases) : [.buttonA, .buttonB, .buttonX, .buttonY, .leftShoulder, .rightShoulder,
+        present = caps == .unknown ? Set(GamepadElement.extended) : [.buttonA, .buttonB, .buttonX, .buttonY, .leftShoulder, .rightShoulder,
                                                                       .leftTrigger, .rightTrigger, .buttonMenu, .dpad, .leftThumbstick, .rightThumbstick]
         func key(_ code: UInt16, _ element: GamepadElement) {
             guard caps.keys.contains(code) else { return }

@@ -390,6 +390,71 @@ private final class ControllerHaptics: @unchecked Sendable {
         _ = controller.physicalInputProfile[GCInputLeftTrigger]
         _ = controller.microGamepad?.buttonA.value
         controller.physicalInputProfile.valueDidChangeHandler = { profile, element in _ = (profile.lastEventTimestamp, element.aliases) }
+        readExtras(controller)
+    }
+
+    /// The rest of a controller as controller code reads it: battery, motion, the pads' own profiles,
+    /// captures and snapshots, and the deprecated API older code still calls.
+    func readExtras(_ controller: GCController) {
+        if let battery = controller.battery {
+            let level: Float = battery.batteryLevel
+            switch battery.batteryState {
+            case .charging, .full: _ = level
+            case .discharging: _ = level < 0.2
+            case .unknown: break
+            @unknown default: break
+            }
+        }
+        if let motion = controller.motion {
+            if motion.sensorsRequireManualActivation { motion.sensorsActive = true }
+            motion.valueChangedHandler = { (m: GCMotion) in
+                let g: GCAcceleration = m.hasGravityAndUserAcceleration ? m.gravity : m.acceleration
+                let r: GCRotationRate = m.rotationRate
+                let q: GCQuaternion = m.attitude
+                _ = (g.x + m.userAcceleration.y, r.z, q.w, m.hasAttitude, m.hasRotationRate, m.controller)
+            }
+        }
+        if let dualSense = controller.physicalInputProfile as? GCDualSenseGamepad {
+            dualSense.leftTrigger.setModeFeedbackWithStartPosition(0.2, resistiveStrength: 0.8)
+            dualSense.rightTrigger.setModeWeaponWithStartPosition(0.2, endPosition: 0.6, resistiveStrength: 1)
+            dualSense.rightTrigger.setModeVibrationWithStartPosition(0.1, amplitude: 0.5, frequency: 0.3)
+            dualSense.leftTrigger.setModeFeedback(resistiveStrengths: GCDualSenseAdaptiveTrigger.PositionalResistiveStrengths(values: (0, 0, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1, 1)))
+            dualSense.leftTrigger.setModeSlopeFeedback(startPosition: 0.1, endPosition: 0.9, startStrength: 0.2, endStrength: 1)
+            if dualSense.rightTrigger.mode == .weapon, dualSense.rightTrigger.status == .weaponFired { dualSense.rightTrigger.setModeOff() }
+            _ = (dualSense.touchpadButton.isPressed, dualSense.touchpadPrimary.xAxis.value, dualSense.touchpadSecondary.yAxis.value, dualSense.leftTrigger.armPosition)
+        } else if let dualShock = controller.extendedGamepad as? GCDualShockGamepad {
+            dualShock.touchpadButton.pressedChangedHandler = { _, _, pressed in _ = pressed }
+        } else if let xbox = controller.extendedGamepad as? GCXboxGamepad {
+            _ = (xbox.paddleButton1?.isPressed, xbox.buttonShare?.value)
+        }
+        _ = controller.physicalInputProfile.isKind(of: GCDualSenseGamepad.self)
+        controller.extendedGamepad?.buttonHome?.preferredSystemGestureState = .alwaysReceive
+        controller.extendedGamepad?.buttonOptions?.preferredSystemGestureState = .disabled
+        GCController.shouldMonitorBackgroundEvents = true
+
+        // Recording and replaying input.
+        let frozen: GCController = controller.capture()
+        if frozen.isSnapshot, let pad = frozen.extendedGamepad {
+            pad.buttonA.setValue(1)
+            pad.leftThumbstick.setValueForXAxis(0.5, yAxis: -0.5)
+        }
+        let copy: GCExtendedGamepad? = controller.extendedGamepad?.capture()
+        _ = copy?.buttonA.value
+        let scripted = GCController.withExtendedGamepad()
+        scripted.extendedGamepad?.rightTrigger.setValue(0.7)
+
+        // Deprecated, still in older games.
+        controller.controllerPausedHandler = { (paused: GCController) in _ = paused.playerIndex }
+        if let gamepad = controller.gamepad {
+            gamepad.buttonA.pressedChangedHandler = { _, _, _ in }
+            gamepad.valueChangedHandler = { (g: GCGamepad, element: GCControllerElement) in _ = (g.dpad.xAxis.value, element == g.buttonX) }
+        }
+        if let snapshot: GCExtendedGamepadSnapshot = controller.extendedGamepad?.saveSnapshot() {
+            let data: Data = snapshot.snapshotData
+            let restored = GCExtendedGamepadSnapshot(snapshotData: data)
+            _ = GCExtendedGamepadSnapshot(controller: controller, snapshotData: data)
+            _ = (restored.buttonA.value, restored.dpad.up.isPressed, restored.leftTrigger.value)
+        }
     }
 }
 

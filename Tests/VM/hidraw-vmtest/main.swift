@@ -494,6 +494,22 @@ final class Presses: Sendable { let list = Mutex<[String]>([]) }
     check(atRest && seen == ["true 1.0 true", "false 0.0 true"],
           "\(pad.type): GameController's extendedGamepad.buttonA is pressed and released as the pad's south button is, its handler on the handler queue (kernel driver → evdev → this process)",
           "at rest \(atRest), seen \(seen)")
+    // The profile's class is Apple's for the pad: the Xbox pad's a GCXboxGamepad, the Switch's the plain one.
+    check(pad.isSwitch ? type(of: gamepad) == GCExtendedGamepad.self : gamepad is GCXboxGamepad,
+          "\(pad.type): the extended gamepad is of the class Apple gives the pad", "\(type(of: gamepad))")
+    // The battery hid-nintendo registered from the pad's reports (uhidpad's battery byte 0x8E: full);
+    // the Xbox pad's driver registers none in this kernel (hid-microsoft; no hid-input battery for
+    // the Series descriptor), and the pad then has no battery rather than an invented one.
+    let battery = controller.battery
+    let beside = "/sys/class/input/\((pad.node as NSString).lastPathComponent)/device/device/power_supply"
+    let supplies = (try? FileManager.default.contentsOfDirectory(atPath: beside)) ?? []
+    let reading = battery.map { "level \($0.batteryLevel), state \($0.batteryState)" } ?? "nil"
+    if pad.isSwitch {
+        check(battery?.batteryLevel == 1 && supplies.count == 1,
+              "\(pad.type): GCController.battery is the power supply hid-nintendo registered, full as the pad reports it", "\(reading); \(supplies)")
+    } else {
+        check(battery == nil && supplies.isEmpty, "\(pad.type): no power supply beside the pad, no battery", "\(reading); \(supplies)")
+    }
 }
 
 /// The kernel driver still delivers the pad's input: a button pressed on the pad (uhidpad, SIGHUP)

@@ -1,0 +1,181 @@
+import Dispatch
+import Foundation
+@testable import GameController
+import HapticCore
+import Synchronization
+import Testing
+
+/// The rest of a controller beside its buttons: the battery from the kernel's power supply, each
+/// pad's own profile class, captures and Apple's snapshot bytes, and the deprecated API
+/// (`gamepad`, `controllerPausedHandler`) older games still use.
+@Suite struct ControllerExtrasTests {
+    typealias C = EvdevCode
+
+    /// A sysfs tree as the kernel lays one out for a pad's evdev node: the input device's parent is
+    /// the HID device, whose driver registered its battery (and, for some, a second supply).
+    static func sysfs(_ supplies: [String: [String: String]], event: String = "event7") throws -> String {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-sysfs-\(UUID().uuidString)").path
+        let hid = root + "/devices/virtual/hid/0003:054C:0CE6.0001"
+        try FileManager.default.createDirectory(atPath: hid + "/input/input9/\(event)", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/class/input", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: hid + "/input/input9/\(event)/device", withDestinationPath: "../../input9")
+        try FileManager.default.createSymbolicLink(atPath: hid + "/input/input9/device", withDestinationPath: "../..")
+        try FileManager.default.createSymbolicLink(atPath: root + "/class/input/\(event)", withDestinationPath: hid + "/input/input9/\(event)")
+        for (name, attributes) in supplies {
+            let dir = hid + "/power_supply/" + name
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for (key, value) in attributes { try (value + "\n").write(toFile: dir + "/" + key, atomically: true, encoding: .utf8) }
+        }
+        return root
+    }
+
+    @Test func theBatteryIsThePadsPowerSupplyAsItsDriverReportsIt() throws {
+        // hid-playstation: a percentage.
+        let ps = try Self.sysfs(["ps-controller-battery-aa:bb": ["type": "Battery", "capacity": "55", "status": "Discharging"]])
+        defer { try? FileManager.default.removeItem(atPath: ps) }
+        let dir = try #require(PowerSupply.directory(eventNode: "/dev/input/event7", sysfs: ps))
+        #expect(dir.hasSuffix("/ps-controller-battery-aa:bb"))
+        let battery = GCDeviceBattery(directory: dir)
+        #expect(battery.batteryLevel == 0.55 && battery.batteryState == .discharging)
+        try "Charging\n".write(toFile: dir + "/status", atomically: true, encoding: .utf8)
+        try "100\n".write(toFile: dir + "/capacity", atomically: true, encoding: .utf8)
+        #expect(battery.batteryLevel == 1 && battery.batteryState == .charging, "read at each look, as Apple's values are live")
+
+        // hid-nintendo: a level, no percentage; a supply that is not a battery is passed over.
+        let nintendo = try Self.sysfs(["a-usb": ["type": "USB", "online": "1"],
+                                       "nintendo_switch_controller_battery_0": ["type": "Battery", "capacity_level": "High", "status": "Not charging"]])
+        defer { try? FileManager.default.removeItem(atPath: nintendo) }
+        let switchBattery = GCDeviceBattery(directory: try #require(PowerSupply.directory(eventNode: "/dev/input/event7", sysfs: nintendo)))
+        #expect(switchBattery.batteryLevel == 0.75 && switchBattery.batteryState == .unknown)
+
+        // No supply, or not an evdev node: no battery.
+        let none = try Self.sysfs([:])
+        defer { try? FileManager.default.removeItem(atPath: none) }
+        #expect(PowerSupply.directory(eventNode: "/dev/input/event7", sysfs: none) == nil)
+        #expect(PowerSupply.directory(eventNode: "/dev/input/event8", sysfs: ps) == nil)
+        #expect(PowerSupply.directory(eventNode: "/dev/hidraw0", sysfs: ps) == nil)
+        #expect(GCController(pad: 0, info: JSONObject(["path": .string("/dev/input/event7"), "simulated": .bool(true)])).battery == nil)
+    }
+
+    @Test func powerSupplyAttributesReadAsApplesLevelsAndStates() {
+        #expect(PowerSupply.level(capacity: "5", capacityLevel: nil) == 0.05)
+        #expect(PowerSupply.level(capacity: "250", capacityLevel: nil) == 1, "clamped")
+        #expect(PowerSupply.level(capacity: "garbage", capacityLevel: "Critical") == 0.05)
+        #expect(PowerSupply.level(capacity: nil, capacityLevel: "Full\n") == 1)
+        #expect(PowerSupply.level(capacity: nil, capacityLevel: "Unknown") == 0)
+        #expect(PowerSupply.state(status: "Full", level: 1) == .full)
+        #expect(PowerSupply.state(status: "Not charging", level: 1) == .full)
+        #expect(PowerSupply.state(status: "Unknown", level: 0.5) == .unknown)
+        #expect(PowerSupply.state(status: nil, level: 0.5) == .unknown)
+    }
+
+    static func controller(_ profile: String) -> GCController {
+        GCController(pad: 3, info: JSONObject(["profile": .string(profile), "simulated": .bool(true), "name": .string(profile)]))
+    }
+
+    @Test func eachPadsProfileIsOfTheClassApplesIs() throws {
+        let dualSense = Self.controller("dualsense-bt")
+        let ds = try #require(dualSense.extendedGamepad as? GCDualSenseGamepad)
+        #expect(dualSense.physicalInputProfile.isKind(of: GCDualSenseGamepad.self))
+        #expect((ds as GCExtendedGamepad).leftTrigger === ds.leftTrigger && ds.rightTrigger.isAnalog == ds.rightTrigger.isAnalog)
+        #expect(ds.elements[GCInputDualShockTouchpadButton] === ds.touchpadButton && ds.dpads[GCInputDualShockTouchpadOne] === ds.touchpadPrimary)
+        #expect(!ds.touchpadButton.isPressed && ds.touchpadSecondary.xAxis.value == 0)
+        ds.rightTrigger.setModeWeaponWithStartPosition(0.2, endPosition: 0.6, resistiveStrength: 1)
+        #expect(ds.rightTrigger.mode == .weapon && ds.leftTrigger.mode == .off && ds.rightTrigger.status == .unknown)
+        ds.rightTrigger.setModeOff()
+        #expect(ds.rightTrigger.mode == .off)
+
+        let ds4 = try #require(Self.controller("dualshock4-usb").extendedGamepad as? GCDualShockGamepad)
+        #expect(ds4.elements[GCInputDualShockTouchpadTwo] === ds4.touchpadSecondary && !(ds4.leftTrigger is GCDualSenseAdaptiveTrigger))
+        let xbox = try #require(Self.controller("xbox-series-bt").extendedGamepad as? GCXboxGamepad)
+        #expect(xbox.paddleButton1 == nil && xbox.buttonShare == nil)
+        let other = try #require(Self.controller("generic").extendedGamepad)
+        #expect(type(of: other) == GCExtendedGamepad.self && other.elements[GCInputDualShockTouchpadButton] == nil)
+        #expect(other.elements.count == ds.elements.count - 1 - 2 * 7, "the extended profile: the touchpad's button and its two touches (each a pad, its two axes and four directions) less")
+    }
+
+    /// One report through a profile, as GamepadInput delivers it.
+    static func press(_ profile: GCExtendedGamepad, _ element: GamepadElement, _ value: Float, on queue: DispatchQueue) {
+        var after = profile.values.read { $0 }
+        after.buttons[element.rawValue] = value
+        profile.deliver([element], after: after, at: 2, on: queue)
+        queue.sync {}
+    }
+
+    @Test func aCaptureKeepsItsValuesApartFromThePad() throws {
+        let live = Self.controller("dualsense-usb")
+        let queue = DispatchQueue(label: "test.capture")
+        live.handlerQueue = queue
+        let pad = try #require(live.extendedGamepad)
+        Self.press(pad, .buttonA, 1, on: queue)
+        let frozen = live.capture()
+        #expect(frozen.isSnapshot && !live.isSnapshot && frozen.haptics == nil && live.haptics != nil)
+        let copy = try #require(frozen.extendedGamepad as? GCDualSenseGamepad, "a capture is of the pad's profile class")
+        #expect(copy !== pad && copy.controller === frozen && copy.buttonA.isPressed)
+        Self.press(pad, .buttonA, 0, on: queue)
+        #expect(!pad.buttonA.isPressed && copy.buttonA.isPressed, "the capture does not follow the pad")
+        copy.buttonB.setValue(1)
+        #expect(copy.buttonB.isPressed && !pad.buttonB.isPressed, "nor the pad the capture")
+        let profileCopy = pad.capture()
+        #expect(profileCopy is GCDualSenseGamepad && profileCopy.controller == nil && !profileCopy.buttonA.isPressed)
+
+        let scripted = GCController.withExtendedGamepad()
+        #expect(scripted.isSnapshot && scripted.extendedGamepad?.allButtons.contains { $0.isPressed } == false)
+        scripted.extendedGamepad?.leftThumbstick.setValueForXAxis(0.5, yAxis: -2)
+        #expect(scripted.extendedGamepad?.leftThumbstick.yAxis.value == -1)
+    }
+
+    @Test func snapshotDataIsApplesLayout() throws {
+        let layout = GamepadLayout(.unknown)
+        var values = GamepadState(layout: layout).committed
+        values.buttons[GamepadElement.buttonA.rawValue] = 1
+        values.buttons[GamepadElement.rightTrigger.rawValue] = 0.25
+        values.x[GamepadElement.leftThumbstick.rawValue] = -0.5
+        values.y[GamepadElement.dpad.rawValue] = 1
+        values.buttons[GamepadElement.rightThumbstickButton.rawValue] = 1
+        let pad = GCExtendedGamepad(layout: layout, values: InputValues(values))
+        let data = pad.saveSnapshot().snapshotData
+        #expect(data.count == 63 && Array(data.prefix(4)) == [0x01, 0x01, 63, 0], "version 0x0101, its size")
+        func float(_ i: Int) -> Float {
+            Float(bitPattern: (0..<4).reduce(UInt32(0)) { $0 | UInt32(data[data.startIndex + 4 + 4 * i + $1]) << (8 * UInt32($1)) })
+        }
+        #expect(float(1) == 1 && float(2) == 1 && float(8) == -0.5 && float(13) == 0.25, "d-pad y, A, left stick x, right trigger")
+        #expect(Array(data.suffix(3)) == [1, 0, 1])
+
+        let restored = GCExtendedGamepadSnapshot(snapshotData: data)
+        #expect(restored.buttonA.isPressed && restored.dpad.up.isPressed && restored.rightTrigger.value == 0.25 && restored.rightTrigger.isPressed)
+        #expect(restored.leftThumbstick.xAxis.value == -0.5 && restored.rightThumbstickButton?.isPressed == true && restored.snapshotData == data)
+
+        var hostile = Data(data.prefix(60))  // version 1: no thumbstick buttons
+        hostile.replaceSubrange(12..<16, with: withUnsafeBytes(of: Float.nan.bitPattern.littleEndian, Array.init))
+        hostile.replaceSubrange(36..<40, with: withUnsafeBytes(of: Float(7).bitPattern.littleEndian, Array.init))
+        let clamped = GCExtendedGamepadSnapshot(snapshotData: hostile)
+        #expect(clamped.buttonA.value == 0 && clamped.leftThumbstick.xAxis.value == 1 && clamped.rightThumbstickButton?.isPressed == false)
+        let short = GCExtendedGamepadSnapshot(snapshotData: Data([1, 1, 63]))
+        #expect(short.allButtons.allSatisfy { !$0.isPressed } && short.dpad.xAxis.value == 0)
+        short.snapshotData = data
+        #expect(short.buttonA.isPressed)
+    }
+
+    @Test func deprecatedGamepadAndPausedHandlerStillRun() throws {
+        let controller = Self.controller("xbox-one-usb")
+        let queue = DispatchQueue(label: "test.deprecated")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        controller.handlerQueue = queue
+        let extended = try #require(controller.extendedGamepad)
+        let gamepad = try #require(controller.gamepad)
+        #expect(gamepad.buttonA === extended.buttonA && gamepad.controller === controller && controller.gamepad === gamepad)
+        #expect(gamepad.elements[GCInputLeftTrigger] == nil && gamepad.elements[GCInputDirectionPad] === extended.dpad)
+        let log = Mutex<[String]>([])
+        @Sendable func note(_ s: String) { log.withLock { $0.append(DispatchQueue.getSpecific(key: key) == true ? s : "off queue: \(s)") } }
+        gamepad.valueChangedHandler = { g, element in note(element === g.buttonA ? "gamepad A" : "gamepad other") }
+        extended.valueChangedHandler = { _, element in note(element === extended.buttonMenu ? "extended menu" : "extended") }
+        controller.controllerPausedHandler = { c in note(c === controller ? "paused" : "paused, another controller") }
+        Self.press(extended, .buttonA, 1, on: queue)
+        Self.press(extended, .leftTrigger, 1, on: queue)
+        Self.press(extended, .buttonMenu, 1, on: queue)
+        Self.press(extended, .buttonMenu, 0, on: queue)
+        #expect(log.withLock { $0 } == ["extended", "gamepad A", "extended", "extended menu", "paused", "extended menu"])
+    }
+}
