@@ -120,7 +120,7 @@ let package = Package(
             name: "xpad-vmtest", dependencies: ["HapticClient", "HapticCore", "VMTestSupport"],
             path: "Tests/VM/xpad-vmtest"),
         .executableTarget(
-            name: "drivers-vmtest", dependencies: ["HapticClient", "HapticCore", "Evdev", "VMTestSupport"],
+            name: "drivers-vmtest", dependencies: ["GameController", "HapticClient", "HapticCore", "Evdev", "VMTestSupport"],
             path: "Tests/VM/drivers-vmtest"),
         .executableTarget(
             name: "hidraw-vmtest", dependencies: ["GameController", "HapticClient", "HapticCore", "VMTestSupport"],

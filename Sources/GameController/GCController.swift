@@ -94,7 +94,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         self.pad = pad
         self.info = info
         padHaptics = snapshot == nil ? GCDeviceHaptics(pad: pad) : nil
-        input = Mutex((snapshot, nil))
+        input = Mutex((snapshot, []))
         super.init()
         snapshot?.owner = self
     }
@@ -214,7 +214,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     /// The elements by name: the extended gamepad's.
     open var physicalInputProfile: GCPhysicalInputProfile { inputProfile }
 
-    private let input: Mutex<(profile: GCExtendedGamepad?, reader: GamepadInput?)>
+    private let input: Mutex<(profile: GCExtendedGamepad?, readers: [GamepadInput])>
 
     /// The profile class Apple gives the pad.
     private var profileClass: GCExtendedGamepad.Type {
@@ -229,24 +229,38 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     private var inputProfile: GCExtendedGamepad {
         input.withLock { s in
             if let p = s.profile { return p }
-            var reader: GamepadInput?
-            if info["simulated"] != .bool(true), case .string(let path)? = info["path"] { reader = GamepadInput.open(path: path) }
-            let start: (layout: GamepadLayout, values: GamepadState.Values)
+            var reader: GamepadInput?, touchpad: GamepadInput?
+            let path: String? = if info["simulated"] != .bool(true), case .string(let p)? = info["path"] { p } else { nil }
+            if let path { reader = GamepadInput.open(path: path) }
+            var start: (layout: GamepadLayout, values: GamepadState.Values)
             if let reader {
                 start = reader.initial
             } else {
                 let layout = GamepadLayout(.unknown)
                 start = (layout, GamepadState(layout: layout).committed)
             }
+            let profileClass = profileClass
+            // The touchpad of a DualShock 4 or DualSense: its own node, its own reader, the same profile.
+            if profileClass.extraElements.contains(.touchpadButton), let path, let node = GamepadInput.touchpadNode(besides: path) {
+                touchpad = GamepadInput.open(path: node, touchpad: true)
+                if let initial = touchpad?.initial.values {
+                    for e in GamepadElement.allCases where !GamepadElement.extended.contains(e) {
+                        start.values.buttons[e.rawValue] = initial.buttons[e.rawValue]
+                        start.values.x[e.rawValue] = initial.x[e.rawValue]
+                        start.values.y[e.rawValue] = initial.y[e.rawValue]
+                    }
+                }
+            }
             let p = profileClass.make(layout: start.layout, values: InputValues(start.values))
             p.owner = self
-            s = (p, reader)
-            reader?.start(profile: p, queue: { [weak self] in self?.handlerQueue ?? .main })
+            let readers = [reader, touchpad].compactMap { $0 }
+            s = (p, readers)
+            for r in readers { r.start(profile: p, queue: { [weak self] in self?.handlerQueue ?? .main }) }
             return p
         }
     }
 
-    deinit { input.withLock { $0.reader }?.stop() }
+    deinit { for r in input.withLock({ $0.readers }) { r.stop() } }
 
     /// Always false: these are pads, not part of a device.
     open var isAttachedToDevice: Bool { false }

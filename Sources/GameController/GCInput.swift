@@ -441,10 +441,17 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
     /// A pad reported: the values change now; the handlers run on `queue`, in the profile's order:
     /// each element's own, this profile's, `valueDidChangeHandler`, the deprecated `GCGamepad`'s; then
     /// the controller's deprecated `controllerPausedHandler` when the menu button went down.
-    func deliver(_ changed: [GamepadElement], after: GamepadState.Values, at time: TimeInterval, on queue: DispatchQueue) {
-        let before = values.values.withLock { v -> GamepadState.Values in
-            defer { v = after }
-            return v
+    /// Only the changed elements' values are taken from `after`: a pad with a touchpad has two
+    /// readers (its node and the touchpad's), each with its own elements.
+    func deliver(_ changed: [GamepadElement], after reported: GamepadState.Values, at time: TimeInterval, on queue: DispatchQueue) {
+        let (before, after) = values.values.withLock { v -> (GamepadState.Values, GamepadState.Values) in
+            let before = v
+            for e in changed {
+                v.buttons[e.rawValue] = reported.buttons[e.rawValue]
+                v.x[e.rawValue] = reported.x[e.rawValue]
+                v.y[e.rawValue] = reported.y[e.rawValue]
+            }
+            return (before, v)
         }
         stamp(time)
         let elements = changed.compactMap { byElement[$0] }

@@ -6,8 +6,8 @@
 import Foundation
 import Synchronization
 
-/// A DualShock 4's profile: Apple's `GCDualShockGamepad`. The touchpad's elements are there and stay
-/// at rest: hid-sony reports the touchpad on an evdev node of its own, which is not read.
+/// A DualShock 4's profile: Apple's `GCDualShockGamepad`. The touchpad is read from the node hid-sony
+/// gives it (GamepadInput.touchpadNode): its click and two touches, −1…1, the centre while lifted.
 open class GCDualShockGamepad: GCExtendedGamepad, @unchecked Sendable {
     // @unchecked Sendable: as GCExtendedGamepad.
     override class func make(layout: GamepadLayout, values: InputValues) -> GCExtendedGamepad { GCDualShockGamepad(layout: layout, values: values) }
@@ -18,7 +18,7 @@ open class GCDualShockGamepad: GCExtendedGamepad, @unchecked Sendable {
 }
 
 /// A DualSense's profile: Apple's `GCDualSenseGamepad`, its triggers adaptive triggers. The touchpad
-/// as on the DualShock 4 (hid-playstation's own node, not read).
+/// as on the DualShock 4 (hid-playstation's touchpad node).
 open class GCDualSenseGamepad: GCExtendedGamepad, @unchecked Sendable {
     // @unchecked Sendable: as GCExtendedGamepad.
     override class func make(layout: GamepadLayout, values: InputValues) -> GCExtendedGamepad { GCDualSenseGamepad(layout: layout, values: values) }

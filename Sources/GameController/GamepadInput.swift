@@ -24,7 +24,7 @@ final class GamepadInput: @unchecked Sendable {
 
     /// The node's reader, its capabilities and current state read; nil when it cannot be opened or
     /// is not an evdev node.
-    static func open(path: String) -> GamepadInput? {
+    static func open(path: String, touchpad: Bool = false) -> GamepadInput? {
         let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         var dev: OpaquePointer?
@@ -38,10 +38,10 @@ final class GamepadInput: @unchecked Sendable {
             close(fd)
             return nil
         }
-        return GamepadInput(fd: fd, device: dev, wake: (pipe[0], pipe[1]))
+        return GamepadInput(fd: fd, device: dev, wake: (pipe[0], pipe[1]), touchpad: touchpad)
     }
 
-    private init(fd: Int32, device: OpaquePointer, wake: (read: Int32, write: Int32)) {
+    private init(fd: Int32, device: OpaquePointer, wake: (read: Int32, write: Int32), touchpad: Bool) {
         self.fd = fd
         self.device = device
         self.wake = wake
@@ -56,17 +56,17 @@ final class GamepadInput: @unchecked Sendable {
             }
         }
         capabilities = InputCapabilities(vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(device)), keys: keys, axes: axes)
-        state = GamepadState(layout: GamepadLayout(capabilities))
-        _ = state.reset(to: currentValues())
-    }
-
-    /// The values the pad's state gives now, as libevdev holds it.
-    private func currentValues() -> GamepadState.Values {
-        state.values(
+        state = GamepadState(layout: touchpad ? GamepadLayout(touchpad: capabilities) : GamepadLayout(capabilities))
+        let device = device
+        _ = state.resync(
             key: { libevdev_get_event_value(device, UInt32(EV_KEY), UInt32($0)) != 0 },
             axis: { code in
                 libevdev_has_event_code(device, UInt32(EV_ABS), UInt32(code)) == 1
                     ? libevdev_get_event_value(device, UInt32(EV_ABS), UInt32(code)) : nil
+            },
+            slot: { n, code in
+                var v: Int32 = 0
+                return libevdev_fetch_slot_value(device, UInt32(n), UInt32(code), &v) != 0 ? v : nil
             })
     }
 
@@ -127,6 +127,27 @@ final class GamepadInput: @unchecked Sendable {
                 p.deliver(changed, after: state.committed, at: HapticService.now(), on: queue())
             }
         }
+    }
+}
+
+extension GamepadInput {
+    /// The touchpad node beside a pad's evdev node (`eventNode`): the input device of the same HID
+    /// device whose name ends in "Touchpad" (hid-playstation's and hid-sony's), as /dev/input/eventN;
+    /// nil when there is none. `sysfs` and `dev` are the roots (tests give their own).
+    static func touchpadNode(besides eventNode: String, sysfs: String = "/sys", dev: String = "/dev") -> String? {
+        let name = (eventNode as NSString).lastPathComponent
+        guard name.hasPrefix("event") else { return nil }
+        let inputs = "\(sysfs)/class/input/\(name)/device/device/input"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: inputs) else { return nil }
+        for entry in entries.sorted() where entry.hasPrefix("input") {
+            let dir = inputs + "/" + entry
+            guard let title = try? String(contentsOfFile: dir + "/name", encoding: .utf8),
+                  title.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("Touchpad"),
+                  let event = (try? FileManager.default.contentsOfDirectory(atPath: dir))?.sorted().first(where: { $0.hasPrefix("event") })
+            else { continue }
+            return "\(dev)/input/\(event)"
+        }
+        return nil
     }
 }
 

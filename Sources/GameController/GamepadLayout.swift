@@ -18,7 +18,7 @@ package enum GamepadElement: Int, CaseIterable, Sendable {
     case dpad, leftThumbstick, rightThumbstick
     /// The DualShock 4's and DualSense's touchpad (`GCDualShockGamepad`, `GCDualSenseGamepad`): its
     /// click and its two touches. Not part of the extended profile: their drivers report the
-    /// touchpad on an evdev node of its own, which is not read, so these stay at rest.
+    /// touchpad on an evdev node of its own (`GamepadLayout(touchpad:)`).
     case touchpadButton, touchpadPrimary, touchpadSecondary
 
     /// The elements of Apple's extended gamepad profile (all but the touchpad's).
@@ -75,6 +75,10 @@ package enum EvdevCode {
     package static let absGas: UInt16 = 0x09, absBrake: UInt16 = 0x0a
     package static let absHat0X: UInt16 = 0x10, absHat0Y: UInt16 = 0x11, absHat2X: UInt16 = 0x14, absHat2Y: UInt16 = 0x15
     package static let sonyVendor: UInt16 = 0x054c
+    /// A touchpad's click (hid-playstation's and hid-sony's touchpad node).
+    package static let btnLeft: UInt16 = 0x110
+    /// Multi-touch: which slot the next events are for, a slot's contact (−1: lifted) and position.
+    package static let absMTSlot: UInt16 = 0x2f, absMTPositionX: UInt16 = 0x35, absMTPositionY: UInt16 = 0x36, absMTTrackingID: UInt16 = 0x39
 }
 
 /// Which code feeds which element, and how its value is read.
@@ -90,6 +94,10 @@ package struct GamepadLayout: Equatable, Sendable {
         case stickAxis(GamepadElement, y: Bool, InputCapabilities.Axis)
         /// Hat 0 (the d-pad as two axes of −1, 0, 1).
         case hat(y: Bool)
+        /// A touchpad's multi-touch slot, contact and position (its two touches, `touchpadPrimary`
+        /// and `touchpadSecondary`).
+        case touchSlot, touchContact
+        case touchPosition(y: Bool, InputCapabilities.Axis)
     }
 
     package var keys: [UInt16: Source] = [:]
@@ -159,6 +167,23 @@ package struct GamepadLayout: Equatable, Sendable {
         if rightStickOnZ { stick(C.absZ, C.absRZ, .rightThumbstick) } else { stick(C.absRX, C.absRY, .rightThumbstick) }
     }
 
+    /// A DualShock 4's or DualSense's touchpad node (its drivers give the touchpad an evdev node of
+    /// its own, beside the pad's): the click (`BTN_LEFT`) and the first two touches.
+    package init(touchpad caps: InputCapabilities) {
+        typealias C = EvdevCode
+        present = [.touchpadButton, .touchpadPrimary, .touchpadSecondary]
+        if caps.keys.contains(C.btnLeft) { keys[C.btnLeft] = .button(.touchpadButton) }
+        if let x = caps.axes[C.absMTPositionX], let y = caps.axes[C.absMTPositionY], caps.axes[C.absMTTrackingID] != nil {
+            axes[C.absMTSlot] = .touchSlot
+            axes[C.absMTTrackingID] = .touchContact
+            axes[C.absMTPositionX] = .touchPosition(y: false, x)
+            axes[C.absMTPositionY] = .touchPosition(y: true, y)
+        }
+    }
+
+    /// Whether this is a touchpad's layout.
+    var isTouchpad: Bool { axes[EvdevCode.absMTSlot] == .touchSlot || keys[EvdevCode.btnLeft] == .button(.touchpadButton) }
+
     /// An axis's raw value as 0…1 (from its minimum; out-of-range values saturate).
     static func unit(_ raw: Int32, _ a: InputCapabilities.Axis) -> Float {
         guard a.maximum > a.minimum else { return raw > a.minimum ? 1 : 0 }
@@ -209,6 +234,12 @@ package struct GamepadState: Equatable, Sendable {
     private var pending = Values()
     /// Dropping events until the next SYN_REPORT (after SYN_DROPPED).
     private var dropping = false
+    /// A touchpad's slot the events are for, and its first two slots' contacts and positions (kept
+    /// while lifted: the kernel sends a slot's position only when it changes).
+    private var slot = 0
+    private var touches = [Touch](repeating: Touch(), count: 2)
+    private struct Touch: Equatable, Sendable { var down = false, x: Float = 0, y: Float = 0 }
+    static let touchElements: [GamepadElement] = [.touchpadPrimary, .touchpadSecondary]
 
     package init(layout: GamepadLayout) {
         self.layout = layout
@@ -260,6 +291,15 @@ package struct GamepadState: Equatable, Sendable {
             case .hat(let isY):
                 let v: Float = value < 0 ? -1 : value > 0 ? 1 : 0
                 if isY { pending.y[GamepadElement.dpad.rawValue] = -v } else { pending.x[GamepadElement.dpad.rawValue] = v }
+            case .touchSlot:
+                slot = Int(value)
+            case .touchContact where touches.indices.contains(slot):
+                touches[slot].down = value >= 0
+                placeTouch(slot)
+            case .touchPosition(let isY, let a) where touches.indices.contains(slot):
+                let v = GamepadLayout.centred(value, a)
+                if isY { touches[slot].y = -v } else { touches[slot].x = v }
+                placeTouch(slot)
             default: break
             }
         default: break
@@ -267,12 +307,11 @@ package struct GamepadState: Equatable, Sendable {
         return nil
     }
 
-    /// Sets the state outright (after a resync), returning what changed.
-    package mutating func reset(to values: Values) -> [GamepadElement] {
-        pending = values
-        pending.analog = committed.analog
-        dropping = false
-        return commit()
+    /// A touch's values: where it is while down, the centre once lifted.
+    private mutating func placeTouch(_ slot: Int) {
+        let e = Self.touchElements[slot].rawValue, t = touches[slot]
+        pending.x[e] = t.down ? t.x : 0
+        pending.y[e] = t.down ? t.y : 0
     }
 
     private mutating func commit() -> [GamepadElement] {
@@ -285,14 +324,29 @@ package struct GamepadState: Equatable, Sendable {
         }
     }
 
-    /// The values a pad's current key and axis state gives (after SYN_DROPPED, or when reading
-    /// starts): `key(code)` whether a key is down, `axis(code)` an axis's value.
-    package func values(key: (UInt16) -> Bool, axis: (UInt16) -> Int32?) -> Values {
+    /// Takes the pad's current state (when reading starts, as libevdev holds it): `key(code)`
+    /// whether a key is down, `axis(code)` an axis's value, `slot(n, code)` a multi-touch slot's
+    /// (a touchpad's); returns what changed.
+    package mutating func resync(key: (UInt16) -> Bool, axis: (UInt16) -> Int32?, slot: (Int, UInt16) -> Int32? = { _, _ in nil }) -> [GamepadElement] {
         var s = GamepadState(layout: layout)
         for code in layout.keys.keys.sorted() { _ = s.apply(type: EvdevCode.evKey, code: code, value: key(code) ? 1 : 0) }
-        for code in layout.axes.keys.sorted() {
+        for code in layout.axes.keys.sorted() where code < EvdevCode.absMTSlot {
             if let v = axis(code) { _ = s.apply(type: EvdevCode.evAbs, code: code, value: v) }
         }
-        return s.pending
+        if layout.axes[EvdevCode.absMTSlot] == .touchSlot {
+            for n in touches.indices {
+                _ = s.apply(type: EvdevCode.evAbs, code: EvdevCode.absMTSlot, value: Int32(n))
+                for code in [EvdevCode.absMTPositionX, EvdevCode.absMTPositionY, EvdevCode.absMTTrackingID] {
+                    if let v = slot(n, code) { _ = s.apply(type: EvdevCode.evAbs, code: code, value: v) }
+                }
+            }
+            if let current = axis(EvdevCode.absMTSlot) { _ = s.apply(type: EvdevCode.evAbs, code: EvdevCode.absMTSlot, value: current) }
+        }
+        pending = s.pending
+        pending.analog = committed.analog
+        self.slot = s.slot
+        touches = s.touches
+        dropping = false
+        return commit()
     }
 }

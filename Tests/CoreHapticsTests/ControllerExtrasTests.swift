@@ -57,6 +57,22 @@ import Testing
         #expect(GCController(pad: 0, info: JSONObject(["path": .string("/dev/input/event7"), "simulated": .bool(true)])).battery == nil)
     }
 
+    /// The touchpad node is the pad's HID device's input device named "… Touchpad".
+    @Test func theTouchpadNodeIsTheHIDDevicesTouchpadInput() throws {
+        let root = try Self.sysfs([:])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let inputs = root + "/devices/virtual/hid/0003:054C:0CE6.0001/input"
+        for (input, event, name) in [("input10", "event8", "DualSense Wireless Controller Motion Sensors"), ("input11", "event9", "DualSense Wireless Controller Touchpad")] {
+            try FileManager.default.createDirectory(atPath: "\(inputs)/\(input)/\(event)", withIntermediateDirectories: true)
+            try (name + "\n").write(toFile: "\(inputs)/\(input)/name", atomically: true, encoding: .utf8)
+        }
+        try "DualSense Wireless Controller\n".write(toFile: inputs + "/input9/name", atomically: true, encoding: .utf8)
+        #expect(GamepadInput.touchpadNode(besides: "/dev/input/event7", sysfs: root) == "/dev/input/event9")
+        try FileManager.default.removeItem(atPath: inputs + "/input11")
+        #expect(GamepadInput.touchpadNode(besides: "/dev/input/event7", sysfs: root) == nil)
+        #expect(GamepadInput.touchpadNode(besides: "/dev/hidraw3", sysfs: root) == nil)
+    }
+
     @Test func powerSupplyAttributesReadAsApplesLevelsAndStates() {
         #expect(PowerSupply.level(capacity: "5", capacityLevel: nil) == 0.05)
         #expect(PowerSupply.level(capacity: "250", capacityLevel: nil) == 1, "clamped")

@@ -148,6 +148,67 @@ import Testing
         #expect(calls.withLock { $0 } == GCExtendedGamepad.maximumQueuedReports)
     }
 
+    /// hid-playstation's touchpad node: the click and two multi-touch slots.
+    static let touchpad = InputCapabilities(
+        vendor: C.sonyVendor, keys: [C.btnLeft, 0x14a /* BTN_TOUCH */],
+        axes: [C.absX: .init(minimum: 0, maximum: 1919), C.absY: .init(minimum: 0, maximum: 1079), C.absMTSlot: .init(minimum: 0, maximum: 1),
+               C.absMTPositionX: .init(minimum: 0, maximum: 1919), C.absMTPositionY: .init(minimum: 0, maximum: 1079),
+               C.absMTTrackingID: .init(minimum: 0, maximum: 65535)])
+
+    /// The touchpad's two touches as `touchpadPrimary` and `touchpadSecondary` (−1…1, up positive;
+    /// the centre once lifted), its click as `touchpadButton`; read by a second reader into the same
+    /// profile, each reader's elements kept apart.
+    @Test func theTouchpadsTouchesAndClickAreItsElements() {
+        let layout = GamepadLayout(touchpad: Self.touchpad)
+        #expect(layout.present == [.touchpadButton, .touchpadPrimary, .touchpadSecondary] && layout.axes[C.absX] == nil, "the pointer emulation is not read")
+        var s = GamepadState(layout: layout)
+        func frame(_ events: [(UInt16, UInt16, Int32)]) -> [GamepadElement]? {
+            for e in events { _ = s.apply(type: e.0, code: e.1, value: e.2) }
+            return s.apply(type: C.evSyn, code: C.synReport, value: 0)
+        }
+        let primary = GamepadElement.touchpadPrimary.rawValue, secondary = GamepadElement.touchpadSecondary.rawValue
+        #expect(frame([(C.evAbs, C.absMTSlot, 0), (C.evAbs, C.absMTTrackingID, 5), (C.evAbs, C.absMTPositionX, 1919), (C.evAbs, C.absMTPositionY, 0)])
+            == [.touchpadPrimary])
+        #expect(s.committed.x[primary] == 1 && s.committed.y[primary] == 1, "the top right corner")
+        #expect(frame([(C.evAbs, C.absMTSlot, 1), (C.evAbs, C.absMTTrackingID, 6), (C.evAbs, C.absMTPositionX, 0), (C.evAbs, C.absMTPositionY, 1079)])
+            == [.touchpadSecondary])
+        #expect(s.committed.x[secondary] == -1 && s.committed.y[secondary] == -1)
+        #expect(frame([(C.evAbs, C.absMTSlot, 0), (C.evAbs, C.absMTTrackingID, -1)]) == [.touchpadPrimary])
+        #expect(s.committed.x[primary] == 0 && s.committed.y[primary] == 0 && s.committed.x[secondary] == -1, "lifted: the centre; the other touch stays")
+        #expect(frame([(C.evAbs, C.absMTTrackingID, 7)]) == [.touchpadPrimary], "a touch where the last one was: the kernel sends no position")
+        #expect(s.committed.x[primary] == 1 && s.committed.y[primary] == 1)
+        #expect(frame([(C.evAbs, C.absMTSlot, 9), (C.evAbs, C.absMTTrackingID, 8), (C.evKey, C.btnLeft, 1)]) == [.touchpadButton], "slots past two are not read")
+        #expect(s.committed.isPressed(.touchpadButton))
+
+        // Reading starts with the node's state, as libevdev holds it.
+        var fresh = GamepadState(layout: layout)
+        let changed = fresh.resync(key: { $0 == C.btnLeft }, axis: { $0 == C.absMTSlot ? 1 : nil }, slot: { n, code in
+            switch (n, code) {
+            case (0, C.absMTTrackingID): 3
+            case (0, C.absMTPositionX): 1919
+            case (0, C.absMTPositionY): 1079
+            case (1, C.absMTTrackingID): -1
+            case (1, C.absMTPositionX), (1, C.absMTPositionY): 0  // where its last touch was
+            default: nil
+            }
+        })
+        #expect(changed == [.touchpadButton, .touchpadPrimary] && fresh.committed.x[primary] == 1 && fresh.committed.y[primary] == -1)
+        _ = fresh.apply(type: C.evAbs, code: C.absMTTrackingID, value: 4)  // slot 1, the current one
+        #expect(fresh.apply(type: C.evSyn, code: C.synReport, value: 0) == [.touchpadSecondary])
+        #expect(fresh.committed.x[secondary] == -1 && fresh.committed.y[secondary] == 1, "a new touch in slot 1, where its last one was")
+
+        // The pad's reader and the touchpad's deliver to one profile; neither undoes the other.
+        let padLayout = GamepadLayout(Self.dualSense)
+        var padState = GamepadState(layout: padLayout)
+        let profile = GCDualSenseGamepad.make(layout: padLayout, values: InputValues(padState.committed)) as! GCDualSenseGamepad
+        let queue = DispatchQueue(label: "test.touchpad")
+        profile.deliver(changed, after: fresh.committed, at: 1, on: queue)
+        _ = padState.apply(type: C.evKey, code: C.btnSouth, value: 1)
+        if let c = padState.apply(type: C.evSyn, code: C.synReport, value: 0) { profile.deliver(c, after: padState.committed, at: 2, on: queue) }
+        queue.sync {}
+        #expect(profile.buttonA.isPressed && profile.touchpadButton.isPressed && profile.touchpadPrimary.xAxis.value == 1)
+    }
+
     /// A pad whose node this process cannot read as an evdev device (the simulated pad's has none):
     /// the profile is there, with every element, and reads at rest.
     @Test func aPadWhoseNodeCannotBeReadHasAProfileAtRest() {

@@ -23,7 +23,7 @@
 // device parent in sysfs, which SDL2 2.26's hidapi needs to list a USB pad). Output reports arrive on
 // /dev/hidgN, input reports go out through it; the log is the same. SIGUSR1/SIGUSR2 do nothing there.
 // SIGUSR1 removes the pad (UHID_DESTROY: an unplug), SIGUSR2 creates it again, SIGTERM ends.
-// SIGHUP presses the pad's south face button for 100 ms (Switch Pro: B, Xbox: A) in its input
+// SIGHUP presses the pad's south face button for 100 ms (Switch Pro: B, Xbox: A; DualSense over USB: cross, with a touch and the touchpad's click) in its input
 // reports, logging `<t> PRESS button=<name>` and `<t> RELEASE button=<name>`: the hidraw tests check
 // that the kernel driver still delivers the pad's input while hapticd drives its rumble.
 #include <errno.h>
@@ -525,6 +525,27 @@ static size_t xbox_get_report(struct pad *p, uint8_t rnum, uint8_t *out) {
     return 2;
 }
 
+// hid-playstation's USB input report 0x01 (64 bytes; struct dualsense_input_report after the id):
+// sticks centred, the hat neutral (8). SIGHUP: cross (buttons[0] 0x20) and the touchpad's click
+// (buttons[2] 0x02) down, one finger (contact id 1, bit 7 clear: touching) at x 1919, y 0 — the
+// touchpad's top right corner — the second point lifted (0x80); released: all up, both lifted.
+// Status (battery) 0x17 in both: charging (high nibble 1), 7 → 7 × 10 + 5 = 75 %.
+static void dualsense_button(struct pad *p, int down) {
+    uint8_t r[64];
+    memset(r, 0, sizeof r);
+    r[0] = 0x01;
+    r[1] = r[2] = r[3] = r[4] = 0x80;          // x, y, rx, ry
+    r[8] = 0x08 | (down ? 0x20 : 0);           // buttons[0]: hat neutral, cross
+    r[10] = down ? 0x02 : 0;                   // buttons[2]: the touchpad's click
+    r[33] = down ? 0x01 : 0x80;                // points[0].contact
+    r[34] = 0x7F;                              // x_lo (1919 = 0x77F)
+    r[35] = 0x07;                              // x_hi (low nibble), y_lo (high nibble): 0
+    r[36] = 0x00;                              // y_hi
+    r[37] = 0x80;                              // points[1]: lifted
+    r[53] = 0x17;                              // status
+    send_input(p, r, sizeof r);
+}
+
 // ---- BigBen PS3-style pad (hid-bigbenff) ------------------------------------------------------------
 // SET_REPORT (no report id), 8 bytes: 01 08 <leds> … (LEDs) or 02 08 <weak on> <strong> ff … (rumble).
 static void bigben_output(struct pad *p, const uint8_t *d, size_t len, const char *via) {
@@ -545,7 +566,7 @@ static size_t no_reports(struct pad *p, uint8_t rnum, uint8_t *out) {
 static const struct padtype types[] = {
     {"dualsense-usb", "Sony Interactive Entertainment DualSense Wireless Controller",
      "Sony Interactive Entertainment DualSense Wireless Controller", BUS_USB, 0x054C, 0x0CE6, RD(rdesc_ds5_usb), "",
-     "div256,div256", dualsense_get_report, dualsense_output, 0, NULL},
+     "div256,div256", dualsense_get_report, dualsense_output, 0, NULL, dualsense_button, "cross"},
     {"dualsense-bt", "DualSense Wireless Controller", "DualSense Wireless Controller", BUS_BLUETOOTH, 0x054C, 0x0CE6,
      RD(rdesc_ds5_bt), "a0:5a:5d:00:10:01", "div256,div256", dualsense_get_report, dualsense_output, 0, NULL},
     // The Edge's descriptor differs in vendor reports hid-playstation does not read; the DualSense's is used.

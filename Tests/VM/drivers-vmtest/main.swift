@@ -774,6 +774,8 @@ for pad in pads where pad.device >= 0 {
     focus = pad
     defer { focus = nil }
     if pad.driver == "nintendo" { nintendoFacts(pad) }
+    // The Swift GameController library's input, touchpad and battery (GameControllerInput.swift).
+    if pad.type == "dualsense-usb" { gameControllerChecks(pad) }
     if pad.full {
         runFullSuite(pad, library: library, apple: apple)
     } else {
