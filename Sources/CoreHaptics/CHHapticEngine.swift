@@ -126,20 +126,41 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// An engine for the default pad, `default` locality. As Apple's fails on a system without haptic
     /// hardware, it throws `notSupported` when hapticd has no pad, and `serverInitFailed` when hapticd
     /// does not answer.
-    public convenience init() throws {
-        try self.init(device: nil, locality: "default")
-        guard HapticDeviceCapability.connectedPads(service) > 0 else {
-            throw CHHapticError(.notSupported, "hapticd has no pad connected: there is no haptic hardware to play on")
-        }
+    /// Designated, as Apple's is, so that a subclass in a program inherits it.
+    public init() throws {
+        fixedDevice = nil
+        locality = "default"
+        handlerQueue = Self.makeHandlerQueue()
+        try connectDefault()
+    }
+
+    /// Apple's engine for an audio session (nil: one of the engine's own). The session has no effect
+    /// here: the engine plays on the default pad, as `init()` does. Designated, as Apple's is.
+    public init(audioSession: AVAudioSession?) throws {
+        fixedDevice = nil
+        locality = "default"
+        handlerQueue = Self.makeHandlerQueue()
+        try connectDefault()
     }
 
     /// An engine for `device` (nil: the default pad) and a hapticd locality name.
     package init(device: Int?, locality: String) throws(CHHapticError) {
         fixedDevice = device
         self.locality = locality
-        handlerQueue = DispatchQueue(label: "hapticd.CoreHaptics.engine")
+        handlerQueue = Self.makeHandlerQueue()
         _ = try service.client()
         service.register(self)
+    }
+
+    private static func makeHandlerQueue() -> DispatchQueue { DispatchQueue(label: "hapticd.CoreHaptics.engine") }
+
+    /// `init()`'s and `init(audioSession:)`'s: hapticd must answer and have a pad.
+    private func connectDefault() throws {
+        _ = try service.client()
+        service.register(self)
+        guard HapticDeviceCapability.connectedPads(service) > 0 else {
+            throw CHHapticError(.notSupported, "hapticd has no pad connected: there is no haptic hardware to play on")
+        }
     }
 
     public static func == (a: CHHapticEngine, b: CHHapticEngine) -> Bool { a === b }

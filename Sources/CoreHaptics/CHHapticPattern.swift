@@ -246,12 +246,15 @@ enum DictionaryJSON {
         return nil
     }
 
+    /// As Apple's dictionaries hold them: strings as NSString and numbers as NSNumber, which cast to
+    /// `String` and to the string-typed names (`as? CHHapticEvent.EventType`), and to every number
+    /// type (`as? Float`, `as? TimeInterval`) alike.
     static func any(_ json: JSONValue) -> Any {
         switch json {
         case .null: NSNull()
         case .bool(let b): b
-        case .number(let x): x
-        case .string(let s): s
+        case .number(let x): NSNumber(value: x)
+        case .string(let s): NSString(string: s)
         case .array(let a): a.map(any)
         case .object(let o): Dictionary(o.members.map { ($0.key, any($0.value)) }, uniquingKeysWith: { _, last in last })
         }

@@ -256,6 +256,21 @@ extension CoreHapticsSuite {
         #expect((exported[.pattern] as? [Any])?.count == 1)
     }
 
+    /// Apple's exported dictionaries hold NSStrings and NSNumbers, and code casts them to the
+    /// string-typed names and to any number type (swift-haptics' tests do `as! EventType`).
+    @Test func anExportedPatternsValuesCastAsApplesDo() throws {
+        let exported = try CHHapticPattern(events: [transient(0.25, intensity: 0.5)], parameters: []).exportDictionary()
+        let element = try #require((exported[.pattern] as? [[CHHapticPattern.Key: Any]])?.first)
+        let event = try #require(element[.event] as? [CHHapticPattern.Key: Any])
+        #expect(event[.eventType] as? CHHapticEvent.EventType == .hapticTransient && event[.eventType] as? String == "HapticTransient")
+        #expect(event[.time] as? TimeInterval == 0.25 && event[.time] as? Float == 0.25 && event[.time] as? Int == nil)
+        let parameter = try #require((event[.eventParameters] as? [[CHHapticPattern.Key: Any]])?.first)
+        #expect(parameter[.parameterID] as? CHHapticEvent.ParameterID == .hapticIntensity && parameter[.parameterValue] as? Float == 0.5)
+        #expect((event[.eventType] as? CHHapticDynamicParameter.ID)?.rawValue == "HapticTransient", "any name bridges from any NSString, as on Apple's platforms")
+        let back = try CHHapticPattern(dictionary: exported)
+        #expect((try back.exportDictionary()[.pattern] as? [Any])?.count == 1, "and reads back")
+    }
+
     /// The rate hapticd holds for `player`, read from a `player.set` reply on the library's own
     /// connection: its reply comes after those of the rates set before, handled by then.
     func rateHeldByHapticd(_ player: any CHHapticAdvancedPatternPlayer) throws -> Double? {
