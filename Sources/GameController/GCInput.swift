@@ -109,13 +109,13 @@ open class GCControllerElement: NSObject, @unchecked Sendable {
     /// The element this one is part of (a direction pad for its axes and directions).
     open internal(set) weak var collection: GCControllerElement?
     /// Whether the element reports values between its ends (triggers, sticks) or only the ends.
-    open var isAnalog: Bool
+    open internal(set) var isAnalog: Bool
     open var localizedName: String?
     open var unmappedLocalizedName: String?
     open var sfSymbolsName: String?
     open var unmappedSfSymbolsName: String?
     /// The names the element goes by (its `GCInput…` name).
-    open var aliases: Set<String>
+    open internal(set) var aliases: Set<String>
     /// Never bound to a system gesture here.
     open var isBoundToSystemGesture: Bool { false }
 

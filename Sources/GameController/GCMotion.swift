@@ -6,7 +6,7 @@
 import Foundation
 import Synchronization
 
-public struct GCAcceleration: Sendable, Equatable {
+public struct GCAcceleration: Sendable {
     public var x: Double
     public var y: Double
     public var z: Double
@@ -14,7 +14,7 @@ public struct GCAcceleration: Sendable, Equatable {
     public init(x: Double, y: Double, z: Double) { self.x = x; self.y = y; self.z = z }
 }
 
-public struct GCRotationRate: Sendable, Equatable {
+public struct GCRotationRate: Sendable {
     public var x: Double
     public var y: Double
     public var z: Double
@@ -22,17 +22,18 @@ public struct GCRotationRate: Sendable, Equatable {
     public init(x: Double, y: Double, z: Double) { self.x = x; self.y = y; self.z = z }
 }
 
-public struct GCQuaternion: Sendable, Equatable {
+public struct GCQuaternion: Sendable {
     public var x: Double
     public var y: Double
     public var z: Double
     public var w: Double
-    /// The identity rotation.
-    public init() { x = 0; y = 0; z = 0; w = 1 }
+    /// Every field 0, as the C struct's zero initialiser Apple's Swift imports (the identity rotation
+    /// is `GCQuaternion(x: 0, y: 0, z: 0, w: 1)`).
+    public init() { x = 0; y = 0; z = 0; w = 0 }
     public init(x: Double, y: Double, z: Double, w: Double) { self.x = x; self.y = y; self.z = z; self.w = w }
 }
 
-public struct GCEulerAngles: Sendable, Equatable {
+public struct GCEulerAngles: Sendable {
     public var pitch: Double
     public var yaw: Double
     public var roll: Double
@@ -56,7 +57,7 @@ open class GCMotion: NSObject, @unchecked Sendable {
     private let state = Mutex(State())
     weak var owner: GCController?
 
-    override init() { super.init() }
+    public override init() { super.init() }
 
     open var controller: GCController? { owner }
     open var valueChangedHandler: GCMotionValueChangedHandler? {
@@ -70,6 +71,8 @@ open class GCMotion: NSObject, @unchecked Sendable {
     }
     open var hasGravityAndUserAcceleration: Bool { state.withLock { $0.hasGravityAndUserAcceleration } }
     open var hasAttitude: Bool { state.withLock { $0.hasAttitude } }
+    /// Deprecated by Apple: `hasAttitude` and `hasRotationRate`.
+    open var hasAttitudeAndRotationRate: Bool { state.withLock { $0.hasAttitude && $0.hasRotationRate } }
     open var hasRotationRate: Bool { state.withLock { $0.hasRotationRate } }
     open var gravity: GCAcceleration { state.withLock { $0.gravity } }
     open var userAcceleration: GCAcceleration { state.withLock { $0.userAcceleration } }

@@ -12,9 +12,10 @@ open class GCDualShockGamepad: GCExtendedGamepad, @unchecked Sendable {
     // @unchecked Sendable: as GCExtendedGamepad.
     override class func make(layout: GamepadLayout, values: InputValues) -> GCExtendedGamepad { GCDualShockGamepad(layout: layout, values: values) }
     override class var extraElements: [GamepadElement] { [.touchpadButton, .touchpadPrimary, .touchpadSecondary] }
-    open var touchpadButton: GCControllerButtonInput { byElement[.touchpadButton] as! GCControllerButtonInput }
-    open var touchpadPrimary: GCControllerDirectionPad { byElement[.touchpadPrimary] as! GCControllerDirectionPad }
-    open var touchpadSecondary: GCControllerDirectionPad { byElement[.touchpadSecondary] as! GCControllerDirectionPad }
+    // Implicitly unwrapped, as Apple's header (no nullability annotations) imports them.
+    open var touchpadButton: GCControllerButtonInput! { byElement[.touchpadButton] as? GCControllerButtonInput }
+    open var touchpadPrimary: GCControllerDirectionPad! { byElement[.touchpadPrimary] as? GCControllerDirectionPad }
+    open var touchpadSecondary: GCControllerDirectionPad! { byElement[.touchpadSecondary] as? GCControllerDirectionPad }
 }
 
 /// A DualSense's profile: Apple's `GCDualSenseGamepad`, its triggers adaptive triggers. The touchpad
@@ -78,6 +79,9 @@ open class GCDualSenseAdaptiveTrigger: GCControllerButtonInput, @unchecked Senda
     }
 
     private let setting = Mutex<Mode>(.off)
+
+    /// The positions along the trigger's travel a positional mode takes a value for.
+    open class var discretePositionCount: Int { 10 }
 
     /// The mode last set.
     open var mode: Mode { setting.withLock { $0 } }
@@ -180,52 +184,134 @@ open class GCExtendedGamepadSnapshot: GCExtendedGamepad, @unchecked Sendable {
     }
 }
 
+/// Apple's versions of `GCExtendedGamepadSnapshotData`.
+public enum GCExtendedGamepadSnapshotDataVersion: Int, Sendable {
+    /// The 14 values.
+    case version1 = 0x0100
+    /// And the thumbstick buttons.
+    case version2 = 0x0101
+}
+
+public let GCCurrentExtendedGamepadSnapshotDataVersion = GCExtendedGamepadSnapshotDataVersion.version2
+
+/// Apple's `GCExtendedGamepadSnapshotData`: an extended gamepad's values as a packed C struct (its
+/// bytes are `snapshotData`).
+public struct GCExtendedGamepadSnapshotData: Sendable {
+    public var version: UInt16
+    public var size: UInt16
+    public var dpadX: Float, dpadY: Float
+    public var buttonA: Float, buttonB: Float, buttonX: Float, buttonY: Float
+    public var leftShoulder: Float, rightShoulder: Float
+    public var leftThumbstickX: Float, leftThumbstickY: Float, rightThumbstickX: Float, rightThumbstickY: Float
+    public var leftTrigger: Float, rightTrigger: Float
+    public var supportsClickableThumbsticks: ObjCBool, leftThumbstickButton: ObjCBool, rightThumbstickButton: ObjCBool
+
+    /// Every field 0, as the C struct's zero initialiser.
+    public init() {
+        version = 0; size = 0; dpadX = 0; dpadY = 0; buttonA = 0; buttonB = 0; buttonX = 0; buttonY = 0
+        leftShoulder = 0; rightShoulder = 0; leftThumbstickX = 0; leftThumbstickY = 0; rightThumbstickX = 0; rightThumbstickY = 0
+        leftTrigger = 0; rightTrigger = 0; supportsClickableThumbsticks = false; leftThumbstickButton = false; rightThumbstickButton = false
+    }
+
+    public init(version: UInt16, size: UInt16, dpadX: Float, dpadY: Float, buttonA: Float, buttonB: Float, buttonX: Float, buttonY: Float,
+                leftShoulder: Float, rightShoulder: Float, leftThumbstickX: Float, leftThumbstickY: Float, rightThumbstickX: Float,
+                rightThumbstickY: Float, leftTrigger: Float, rightTrigger: Float, supportsClickableThumbsticks: ObjCBool,
+                leftThumbstickButton: ObjCBool, rightThumbstickButton: ObjCBool) {
+        self.version = version; self.size = size; self.dpadX = dpadX; self.dpadY = dpadY
+        self.buttonA = buttonA; self.buttonB = buttonB; self.buttonX = buttonX; self.buttonY = buttonY
+        self.leftShoulder = leftShoulder; self.rightShoulder = rightShoulder
+        self.leftThumbstickX = leftThumbstickX; self.leftThumbstickY = leftThumbstickY
+        self.rightThumbstickX = rightThumbstickX; self.rightThumbstickY = rightThumbstickY
+        self.leftTrigger = leftTrigger; self.rightTrigger = rightTrigger
+        self.supportsClickableThumbsticks = supportsClickableThumbsticks
+        self.leftThumbstickButton = leftThumbstickButton; self.rightThumbstickButton = rightThumbstickButton
+    }
+}
+
+/// Fills `snapshotData` from `data` (version 1 or 2 bytes, as `snapshotData` gives); false, leaving it
+/// untouched, for nil, too short or an unknown version.
+public func GCExtendedGamepadSnapshotDataFromNSData(_ snapshotData: UnsafeMutablePointer<GCExtendedGamepadSnapshotData>?, _ data: Data?) -> Bool {
+    guard let snapshotData, let data, let s = SnapshotData.fields(data) else { return false }
+    snapshotData.pointee = s
+    return true
+}
+
+/// The bytes of `snapshotData` (its version's size); nil for nil or an unknown version.
+public func NSDataFromGCExtendedGamepadSnapshotData(_ snapshotData: UnsafePointer<GCExtendedGamepadSnapshotData>?) -> Data? {
+    guard let s = snapshotData?.pointee, GCExtendedGamepadSnapshotDataVersion(rawValue: Int(s.version)) != nil else { return nil }
+    return SnapshotData.bytes(s)
+}
+
 /// Apple's `GCExtendedGamepadSnapshotData` layout (packed, little-endian).
 package enum SnapshotData {
-    static let version2: UInt16 = 0x0101
+    static let version2 = UInt16(GCCurrentExtendedGamepadSnapshotDataVersion.rawValue)
     static let version1Size = 60, version2Size = 63
-    /// The floats' elements in their order: (element, which value).
-    private static let floats: [(GamepadElement, Part)] = [
-        (.dpad, .x), (.dpad, .y), (.buttonA, .button), (.buttonB, .button), (.buttonX, .button), (.buttonY, .button),
-        (.leftShoulder, .button), (.rightShoulder, .button), (.leftThumbstick, .x), (.leftThumbstick, .y),
-        (.rightThumbstick, .x), (.rightThumbstick, .y), (.leftTrigger, .button), (.rightTrigger, .button),
-    ]
-    private enum Part { case button, x, y }
+    /// The struct from bytes: version 1 (60 bytes) or 2 (63).
+    static func fields(_ data: Data) -> GCExtendedGamepadSnapshotData? {
+        let b = [UInt8](data.prefix(version2Size))
+        guard b.count >= version1Size else { return nil }
+        let version = UInt16(b[0]) | UInt16(b[1]) << 8
+        guard let known = GCExtendedGamepadSnapshotDataVersion(rawValue: Int(version)) else { return nil }
+        func f(_ i: Int) -> Float {
+            let at = 4 + 4 * i
+            return Float(bitPattern: UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24)
+        }
+        let v2 = known == .version2 && b.count >= version2Size
+        return GCExtendedGamepadSnapshotData(
+            version: version, size: UInt16(b[2]) | UInt16(b[3]) << 8, dpadX: f(0), dpadY: f(1), buttonA: f(2), buttonB: f(3), buttonX: f(4), buttonY: f(5),
+            leftShoulder: f(6), rightShoulder: f(7), leftThumbstickX: f(8), leftThumbstickY: f(9), rightThumbstickX: f(10), rightThumbstickY: f(11),
+            leftTrigger: f(12), rightTrigger: f(13), supportsClickableThumbsticks: ObjCBool(v2 && b[60] != 0),
+            leftThumbstickButton: ObjCBool(v2 && b[61] != 0), rightThumbstickButton: ObjCBool(v2 && b[62] != 0))
+    }
 
-    package static func encode(_ v: GamepadState.Values) -> Data {
+    /// The struct's bytes, as long as its version's.
+    static func bytes(_ s: GCExtendedGamepadSnapshotData) -> Data {
         var d = Data()
         func put16(_ x: UInt16) { d.append(UInt8(x & 0xff)); d.append(UInt8(x >> 8)) }
-        put16(version2)
-        put16(UInt16(version2Size))
-        for (e, part) in floats {
-            let f: Float = part == .button ? v.buttons[e.rawValue] : part == .x ? v.x[e.rawValue] : v.y[e.rawValue]
+        put16(s.version)
+        put16(s.size)
+        for f in [s.dpadX, s.dpadY, s.buttonA, s.buttonB, s.buttonX, s.buttonY, s.leftShoulder, s.rightShoulder,
+                  s.leftThumbstickX, s.leftThumbstickY, s.rightThumbstickX, s.rightThumbstickY, s.leftTrigger, s.rightTrigger] {
             withUnsafeBytes(of: f.bitPattern.littleEndian) { d.append(contentsOf: $0) }
         }
-        d.append(1)
-        d.append(v.buttons[GamepadElement.leftThumbstickButton.rawValue] > 0 ? 1 : 0)
-        d.append(v.buttons[GamepadElement.rightThumbstickButton.rawValue] > 0 ? 1 : 0)
+        if s.version == UInt16(GCExtendedGamepadSnapshotDataVersion.version2.rawValue) {
+            for b in [s.supportsClickableThumbsticks, s.leftThumbstickButton, s.rightThumbstickButton] { d.append(b.boolValue ? 1 : 0) }
+        }
         return d
     }
 
+    package static func encode(_ v: GamepadState.Values) -> Data {
+        func b(_ e: GamepadElement) -> Float { v.buttons[e.rawValue] }
+        return bytes(GCExtendedGamepadSnapshotData(
+            version: version2, size: UInt16(version2Size), dpadX: v.x[GamepadElement.dpad.rawValue], dpadY: v.y[GamepadElement.dpad.rawValue],
+            buttonA: b(.buttonA), buttonB: b(.buttonB), buttonX: b(.buttonX), buttonY: b(.buttonY),
+            leftShoulder: b(.leftShoulder), rightShoulder: b(.rightShoulder),
+            leftThumbstickX: v.x[GamepadElement.leftThumbstick.rawValue], leftThumbstickY: v.y[GamepadElement.leftThumbstick.rawValue],
+            rightThumbstickX: v.x[GamepadElement.rightThumbstick.rawValue], rightThumbstickY: v.y[GamepadElement.rightThumbstick.rawValue],
+            leftTrigger: b(.leftTrigger), rightTrigger: b(.rightTrigger), supportsClickableThumbsticks: true,
+            leftThumbstickButton: ObjCBool(b(.leftThumbstickButton) > 0), rightThumbstickButton: ObjCBool(b(.rightThumbstickButton) > 0)))
+    }
+
+    /// The values of version 1 or 2 bytes, each clamped to its range (NaN: 0); anything else reads
+    /// as a pad at rest.
     package static func decode(_ data: Data) -> GamepadState.Values {
         var v = GamepadState.Values()
         v.analog = [.leftTrigger, .rightTrigger]
-        let bytes = [UInt8](data.prefix(version2Size))
-        guard bytes.count >= version1Size else { return v }
-        for (i, (e, part)) in floats.enumerated() {
-            let at = 4 + 4 * i
-            let bits = UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
-            let f = Float(bitPattern: bits)
-            let value = f.isNaN ? 0 : part == .button ? min(1, max(0, f)) : min(1, max(-1, f))
-            switch part {
-            case .button: v.buttons[e.rawValue] = value
-            case .x: v.x[e.rawValue] = value
-            case .y: v.y[e.rawValue] = value
-            }
+        guard let s = fields(data) else { return v }
+        func unit(_ f: Float) -> Float { f.isNaN ? 0 : min(1, max(0, f)) }
+        func axis(_ f: Float) -> Float { f.isNaN ? 0 : min(1, max(-1, f)) }
+        for (e, f) in [(GamepadElement.buttonA, s.buttonA), (.buttonB, s.buttonB), (.buttonX, s.buttonX), (.buttonY, s.buttonY),
+                       (.leftShoulder, s.leftShoulder), (.rightShoulder, s.rightShoulder), (.leftTrigger, s.leftTrigger), (.rightTrigger, s.rightTrigger)] {
+            v.buttons[e.rawValue] = unit(f)
         }
-        if bytes.count >= version2Size, bytes[60] != 0 {
-            v.buttons[GamepadElement.leftThumbstickButton.rawValue] = bytes[61] != 0 ? 1 : 0
-            v.buttons[GamepadElement.rightThumbstickButton.rawValue] = bytes[62] != 0 ? 1 : 0
+        for (e, x, y) in [(GamepadElement.dpad, s.dpadX, s.dpadY), (.leftThumbstick, s.leftThumbstickX, s.leftThumbstickY),
+                          (.rightThumbstick, s.rightThumbstickX, s.rightThumbstickY)] {
+            v.x[e.rawValue] = axis(x)
+            v.y[e.rawValue] = axis(y)
+        }
+        if s.supportsClickableThumbsticks.boolValue {
+            v.buttons[GamepadElement.leftThumbstickButton.rawValue] = s.leftThumbstickButton.boolValue ? 1 : 0
+            v.buttons[GamepadElement.rightThumbstickButton.rawValue] = s.rightThumbstickButton.boolValue ? 1 : 0
         }
         return v
     }

@@ -411,6 +411,7 @@ private final class ControllerHaptics: @unchecked Sendable {
                 let g: GCAcceleration = m.hasGravityAndUserAcceleration ? m.gravity : m.acceleration
                 let r: GCRotationRate = m.rotationRate
                 let q: GCQuaternion = m.attitude
+                _ = (GCQuaternion(), GCMotion(), m.hasAttitudeAndRotationRate, GCDualSenseAdaptiveTrigger.discretePositionCount)
                 _ = (g.x + m.userAcceleration.y, r.z, q.w, m.hasAttitude, m.hasRotationRate, m.controller)
             }
         }
@@ -424,6 +425,7 @@ private final class ControllerHaptics: @unchecked Sendable {
             _ = (dualSense.touchpadButton.isPressed, dualSense.touchpadPrimary.xAxis.value, dualSense.touchpadSecondary.yAxis.value, dualSense.leftTrigger.armPosition)
         } else if let dualShock = controller.extendedGamepad as? GCDualShockGamepad {
             dualShock.touchpadButton.pressedChangedHandler = { _, _, pressed in _ = pressed }
+            if let touch = dualShock.touchpadPrimary { _ = touch.xAxis.value }  // implicitly unwrapped, as Apple's
         } else if let xbox = controller.extendedGamepad as? GCXboxGamepad {
             _ = (xbox.paddleButton1?.isPressed, xbox.buttonShare?.value)
         }
@@ -452,6 +454,11 @@ private final class ControllerHaptics: @unchecked Sendable {
         if let snapshot: GCExtendedGamepadSnapshot = controller.extendedGamepad?.saveSnapshot() {
             let data: Data = snapshot.snapshotData
             let restored = GCExtendedGamepadSnapshot(snapshotData: data)
+            var fields = GCExtendedGamepadSnapshotData()
+            if GCExtendedGamepadSnapshotDataFromNSData(&fields, data), fields.version == GCCurrentExtendedGamepadSnapshotDataVersion.rawValue {
+                fields.buttonA = 1
+                _ = NSDataFromGCExtendedGamepadSnapshotData(&fields)
+            }
             _ = GCExtendedGamepadSnapshot(controller: controller, snapshotData: data)
             _ = (restored.buttonA.value, restored.dpad.up.isPressed, restored.leftTrigger.value)
         }
@@ -483,4 +490,17 @@ private final class Feedback {
         _ = UINotificationFeedbackGenerator.FeedbackType(rawValue: 0)
         _ = UIImpactFeedbackGenerator.FeedbackStyle(rawValue: 3)
     }
+}
+
+// MARK: a program's own engine class
+
+/// Apple's engine initialisers are designated: a program's subclass inherits them (WhyPeopleKit's
+/// `SendableCHHapticEngine`).
+final class SendableEngine: CHHapticEngine, @unchecked Sendable {}
+
+func makeOwnEngines() throws {
+    let engine = try SendableEngine()
+    let withSession = try SendableEngine(audioSession: .sharedInstance())
+    try engine.start()
+    _ = withSession.currentTime
 }

@@ -99,7 +99,7 @@ import Testing
         ds.rightTrigger.setModeWeaponWithStartPosition(0.2, endPosition: 0.6, resistiveStrength: 1)
         #expect(ds.rightTrigger.mode == .weapon && ds.leftTrigger.mode == .off && ds.rightTrigger.status == .unknown)
         ds.rightTrigger.setModeOff()
-        #expect(ds.rightTrigger.mode == .off)
+        #expect(ds.rightTrigger.mode == .off && GCDualSenseAdaptiveTrigger.discretePositionCount == 10)
 
         let ds4 = try #require(Self.controller("dualshock4-usb").extendedGamepad as? GCDualShockGamepad)
         #expect(ds4.elements[GCInputDualShockTouchpadTwo] === ds4.touchpadSecondary && !(ds4.leftTrigger is GCDualSenseAdaptiveTrigger))
@@ -167,6 +167,20 @@ import Testing
         hostile.replaceSubrange(36..<40, with: withUnsafeBytes(of: Float(7).bitPattern.littleEndian, Array.init))
         let clamped = GCExtendedGamepadSnapshot(snapshotData: hostile)
         #expect(clamped.buttonA.value == 0 && clamped.leftThumbstick.xAxis.value == 1 && clamped.rightThumbstickButton?.isPressed == false)
+        // Apple's C API over the same bytes.
+        var fields = GCExtendedGamepadSnapshotData()
+        #expect(GCExtendedGamepadSnapshotDataFromNSData(&fields, data))
+        #expect(fields.version == 0x0101 && fields.size == 63 && fields.buttonA == 1 && fields.leftThumbstickX == -0.5 && fields.rightTrigger == 0.25)
+        #expect(fields.supportsClickableThumbsticks.boolValue && !fields.leftThumbstickButton.boolValue && fields.rightThumbstickButton.boolValue)
+        #expect(withUnsafePointer(to: &fields) { NSDataFromGCExtendedGamepadSnapshotData($0) } == data, "and back, byte for byte")
+        fields.version = UInt16(GCExtendedGamepadSnapshotDataVersion.version1.rawValue)
+        fields.size = 60
+        #expect(withUnsafePointer(to: &fields) { NSDataFromGCExtendedGamepadSnapshotData($0) }?.count == 60, "version 1 has no thumbstick buttons")
+        var untouched = GCExtendedGamepadSnapshotData()
+        #expect(!GCExtendedGamepadSnapshotDataFromNSData(&untouched, Data([0x01, 0x01, 63, 0])) && untouched.version == 0)
+        #expect(!GCExtendedGamepadSnapshotDataFromNSData(&untouched, Data(repeating: 0, count: 63)), "version 0 is none of Apple's")
+        #expect(!GCExtendedGamepadSnapshotDataFromNSData(nil, data) && !GCExtendedGamepadSnapshotDataFromNSData(&untouched, nil))
+
         let short = GCExtendedGamepadSnapshot(snapshotData: Data([1, 1, 63]))
         #expect(short.allButtons.allSatisfy { !$0.isPressed } && short.dpad.xAxis.value == 0)
         short.snapshotData = data
