@@ -166,6 +166,10 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         }
     }
 
+    /// The pad's light (the DualShock 4's and DualSense's light bar): nil, as for a controller without
+    /// one — hid-playstation and hid-sony expose it as an LED class device only root may write.
+    open var light: GCDeviceLight? { nil }
+
     /// The pad's motion sensors: nil, as for a controller without them (GCMotion.swift says why).
     open var motion: GCMotion? { nil }
 

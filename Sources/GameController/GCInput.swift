@@ -318,6 +318,22 @@ open class GCPhysicalInputProfile: NSObject, @unchecked Sendable {
         captured() as! Self
     }
 
+    /// Takes another profile's values (Apple's way to replay a capture onto a profile); elements
+    /// this one has take theirs, the rest stay. No handler runs.
+    open func setStateFromPhysicalInput(_ physicalInput: GCPhysicalInputProfile) {
+        guard physicalInput !== self else { return }
+        let other = physicalInput.values.read { $0 }
+        let own = Set(elements.values.map(ObjectIdentifier.init))
+        values.values.withLock { v in
+            for e in GamepadElement.allCases {
+                guard let mine = (self as? GCExtendedGamepad)?.byElement[e], own.contains(ObjectIdentifier(mine)) else { continue }
+                v.buttons[e.rawValue] = other.buttons[e.rawValue]
+                v.x[e.rawValue] = other.x[e.rawValue]
+                v.y[e.rawValue] = other.y[e.rawValue]
+            }
+        }
+    }
+
     /// What `capture()` returns; each profile class that can be made gives its own.
     func captured() -> GCPhysicalInputProfile { self }
 

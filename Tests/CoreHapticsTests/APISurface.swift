@@ -433,6 +433,8 @@ private final class ControllerHaptics: @unchecked Sendable {
         controller.extendedGamepad?.buttonHome?.preferredSystemGestureState = .alwaysReceive
         controller.extendedGamepad?.buttonOptions?.preferredSystemGestureState = .disabled
         GCController.shouldMonitorBackgroundEvents = true
+        controller.light?.color = GCColor(red: 1, green: 0.2, blue: 0)
+        controller.physicalInputProfile.setStateFromPhysicalInput(controller.physicalInputProfile.capture())
 
         // Recording and replaying input.
         let frozen: GCController = controller.capture()

@@ -134,6 +134,8 @@ import Testing
         #expect(copy.buttonB.isPressed && !pad.buttonB.isPressed, "nor the pad the capture")
         let profileCopy = pad.capture()
         #expect(profileCopy is GCDualSenseGamepad && profileCopy.controller == nil && !profileCopy.buttonA.isPressed)
+        pad.setStateFromPhysicalInput(copy)
+        #expect(pad.buttonA.isPressed && pad.buttonB.isPressed, "a capture replayed onto the live profile")
 
         let scripted = GCController.withExtendedGamepad()
         #expect(scripted.isSnapshot && scripted.extendedGamepad?.allButtons.contains { $0.isPressed } == false)
