@@ -102,7 +102,9 @@ enum ElementRole {
 /// Apple's `GCControllerElement`: a part of a controller's input.
 open class GCControllerElement: NSObject, @unchecked Sendable {
     // @unchecked Sendable: `values` and `role` are set once; the handlers live behind each subclass's
-    // Mutex; `collection` is set once, when the profile is built, before it is handed out.
+    // Mutex; `collection` is set once, when the profile is built, before it is handed out. The
+    // descriptive properties a program may set (names, symbols, `preferredSystemGestureState`) are
+    // plain, as Apple's are: set them from one thread.
     let values: InputValues
     let role: ElementRole
 
@@ -175,7 +177,7 @@ open class GCControllerButtonInput: GCControllerElement, @unchecked Sendable {
     /// Pressed counts as touched.
     open var isTouched: Bool { isPressed }
 
-    /// Sets the value the button reads until the pad next reports it (no handler runs).
+    /// Sets the value the button reads until the pad next reports a change of it (no handler runs).
     open func setValue(_ value: Float) {
         guard case .button(let e) = role else { return }
         values.values.withLock { $0.buttons[e.rawValue] = min(1, max(0, value)) }
@@ -201,7 +203,7 @@ open class GCControllerAxisInput: GCControllerElement, @unchecked Sendable {
 
     open var value: Float { values.read { role.buttonValue($0) } }
 
-    /// Sets the value the axis reads until the pad next reports it (no handler runs).
+    /// Sets the value the axis reads until the pad next reports a change of it (no handler runs).
     open func setValue(_ value: Float) {
         guard case .axis(let e, let y) = role else { return }
         let v = min(1, max(-1, value))
@@ -244,7 +246,7 @@ open class GCControllerDirectionPad: GCControllerElement, @unchecked Sendable {
         set { let h = Unchecked(newValue); handler.withLock { $0 = h } }
     }
 
-    /// Sets both axes until the pad next reports them (no handler runs).
+    /// Sets both axes until the pad next reports a change of them (no handler runs).
     open func setValueForXAxis(_ xAxis: Float, yAxis: Float) {
         self.xAxis.setValue(xAxis)
         self.yAxis.setValue(yAxis)
