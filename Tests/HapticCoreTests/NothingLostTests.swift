@@ -268,4 +268,42 @@ import Testing
             }
         }
     }
+
+    /// A pattern with a 2 ms pulse 2 ms in.
+    static let shortPulse = HapticPattern(elements: [.event(.continuous(at: 0.002, duration: 0.002, intensity: 0.8, sharpness: 0))])
+
+    /// Several commands under one lock re-arm every pad at the last one's time: a pad drawn by an
+    /// earlier step, whose pulse began and ended between its own pass and that time, still gets the
+    /// pulse at the next wake (the walk from its own pass).
+    @Test func aPadRearmedAfterALaterStepStillWalksFromItsOwnPass() throws {
+        let clock = ManualClock(10)
+        let engine = HapticEngine(profile: .generic, clock: clock)
+        engine.start()
+        let pipe = PadPipeline(engine: engine)
+        pipe.catchUp()
+        try engine.start(engine.makePlayer(Self.shortPulse))
+        pipe.commandApplied()
+        #expect(pipe.tick() == nil, "silent until 2 ms in")
+        clock.now = 10.010  // the last step's time: the pulse has come and gone
+        let wake = try #require(pipe.nextWakeup(now: clock.now))
+        clock.now = max(clock.now, wake)
+        let write = pipe.tick(sampleBefore: true, timer: true)
+        #expect(write.map { if case .set(let m) = $0 { !m.isZero } else { false } } == true, "the pulse, at the first wake: \(String(describing: write))")
+    }
+
+    /// What sounded while the pad was not the pipeline's (the waveform stream played it, then handed
+    /// the pad back to the motors: `resetOutput`) is not walked on the motors' first pass.
+    @Test func aResetOutputForgetsWhatSoundedBeforeIt() throws {
+        let clock = ManualClock(10)
+        let engine = HapticEngine(profile: .generic, clock: clock)
+        engine.start()
+        let pipe = PadPipeline(engine: engine)
+        pipe.catchUp()
+        try engine.start(engine.makePlayer(Self.shortPulse))
+        pipe.commandApplied()  // and no pass: the stream took the pad
+        clock.now = 10.1
+        pipe.resetOutput()
+        #expect(pipe.tick() == nil, "nothing from 0.1 s ago")
+    }
 }
+

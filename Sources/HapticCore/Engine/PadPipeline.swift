@@ -85,6 +85,8 @@ public final class PadPipeline {
     public static let maximumCatchUp = 64
     /// Up to when the pacer has seen the output: the last render (`tick()`) or catch-up.
     private var renderedAt: Double?
+    /// The last `nextWakeup(now:)`'s `now` and the engines' next change after it.
+    private var lastReckoning: (at: Double, change: Double)?
     /// Whether the last `nextWakeup(now:)` put the wake after a breakpoint (the pacer's interval, the
     /// back-off): only then has the loop slept through something a render must catch up on. A loop
     /// that wakes at every breakpoint, or ticks densely, never sets it and pays nothing.
@@ -109,17 +111,22 @@ public final class PadPipeline {
             sleptThrough = false
         }
         guard sleptThrough, var t = renderedAt, t < now else { return }
+        func next(after t: Double) -> Double {
+            var change = engine.nextChange(at: t)
+            for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: t)) }
+            return change.time
+        }
+        // Nothing changed between the last render and now (after a command, nearly always): no walk,
+        // and no mix to find that out (the engines cache their next change).
+        var first = next(after: t)
+        if first <= t { first = next(after: t + 1e-6) }
+        guard first.isFinite, first > t, first < now else { return }
         // A value between renders is lost to the pacer only where the output is zero by now (a newer
         // non-zero value supersedes it): with both motors running, the walk — a mix per breakpoint,
         // dozens of them under a busy mix — is not needed.
         let probe = scaled(mix(at: now))
         let secondPair = engine.profile.actuators != .rumble
         guard probe.strong == 0 || probe.weak == 0 || secondPair && (probe.third == 0 || probe.fourth == 0) else { return }
-        func next(after t: Double) -> Double {
-            var change = engine.nextChange(at: t)
-            for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: t)) }
-            return change.time
-        }
         for _ in 0..<Self.maximumCatchUp {
             var b = next(after: t)
             // A breakpoint at `t` itself (an element ending where the next begins) is `t`'s.
@@ -171,7 +178,26 @@ public final class PadPipeline {
         if idleWakes >= 2 { wake = max(wake, now + pacer.profile.minimumUpdateInterval) }
         if let d = pacer.nextDeadline { wake = min(wake, max(d, now)) }
         if change.ramping, let step = nextRampStep(now: now, before: wake) { wake = min(wake, step) }
-        sleptThrough = change.time < wake
+        // A pad last rendered before `now` with a breakpoint in between: several commands under one
+        // lock (`RenderLoop.performSteps`) re-arm every pad at the last one's time, and what sounded
+        // on a pad an earlier step drew, since its own pass, is still to be walked — at once.
+        // (The next change after the render is known when the last wakeup was reckoned right at it —
+        // a pad a command did not reach — and reckoned again only for a pad an earlier step drew.)
+        var behind = false
+        if let r = renderedAt, r < now {
+            var since: Double
+            if let last = lastReckoning, last.at == r {
+                since = last.change
+            } else {
+                var c = engine.nextChange(at: r)
+                for (_, e) in engines.dropFirst() { c.merge(e.nextChange(at: r)) }
+                since = c.time
+            }
+            behind = since < now
+        }
+        if behind { wake = min(wake, now) }
+        sleptThrough = change.time < wake || behind
+        lastReckoning = (now, change.time)
         return wake.isFinite ? wake : nil
     }
 
@@ -215,5 +241,11 @@ public final class PadPipeline {
     }
 
     /// The pad reconnected or was reset: its motors start from zero.
-    public func resetOutput() { pacer.reset() }
+    public func resetOutput() {
+        pacer.reset()
+        // What sounded while the pad was not the pipeline's (the waveform stream played it) is not
+        // the motors' to catch up on.
+        renderedAt = nil
+        sleptThrough = false
+    }
 }
