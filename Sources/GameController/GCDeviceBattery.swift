@@ -50,16 +50,23 @@ package enum PowerSupply {
     /// The battery power supply of the input device behind `eventNode` (a /dev/input/eventN path,
     /// or a link to one), under `sysfs`; nil when its driver registered none.
     package static func directory(eventNode: String, sysfs: String = "/sys") -> String? {
-        let node = (try? FileManager.default.destinationOfSymbolicLink(atPath: eventNode))
-            .map { $0.hasPrefix("/") ? $0 : (eventNode as NSString).deletingLastPathComponent + "/" + $0 } ?? eventNode
-        let name = (node as NSString).lastPathComponent
-        guard name.hasPrefix("event"), name.dropFirst(5).allSatisfy(\.isNumber), name.count > 5 else { return nil }
+        guard let name = eventName(eventNode) else { return nil }
         let supplies = "\(sysfs)/class/input/\(name)/device/device/power_supply"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: supplies) else { return nil }
         return entries.sorted().lazy.map { supplies + "/" + $0 }.first { dir in
             let type = (try? String(contentsOfFile: dir + "/type", encoding: .utf8)).map(trimmed)
             return type == nil || type == "Battery"
         }
+    }
+
+    /// "eventN" for /dev/input/eventN or a link to it (udev's by-id and by-path names); nil for
+    /// anything else.
+    static func eventName(_ node: String) -> String? {
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: node))
+            .map { $0.hasPrefix("/") ? $0 : (node as NSString).deletingLastPathComponent + "/" + $0 } ?? node
+        let name = (target as NSString).lastPathComponent
+        guard name.count > 5, name.hasPrefix("event"), name.dropFirst(5).allSatisfy(\.isNumber) else { return nil }
+        return name
     }
 
     package static func level(capacity: String?, capacityLevel: String?) -> Float {

@@ -325,10 +325,16 @@ open class GCPhysicalInputProfile: NSObject, @unchecked Sendable {
     open func setStateFromPhysicalInput(_ physicalInput: GCPhysicalInputProfile) {
         guard physicalInput !== self else { return }
         let other = physicalInput.values.read { $0 }
-        let own = Set(elements.values.map(ObjectIdentifier.init))
+        // The buttons and direction pads both profiles have, by name (their parts follow their pad).
+        var shared: [GamepadElement] = []
+        for (name, element) in elements where physicalInput.elements[name] != nil {
+            switch element.role {
+            case .button(let e), .pad(let e): shared.append(e)
+            default: break
+            }
+        }
         values.values.withLock { v in
-            for e in GamepadElement.allCases {
-                guard let mine = (self as? GCExtendedGamepad)?.byElement[e], own.contains(ObjectIdentifier(mine)) else { continue }
+            for e in shared {
                 v.buttons[e.rawValue] = other.buttons[e.rawValue]
                 v.x[e.rawValue] = other.x[e.rawValue]
                 v.y[e.rawValue] = other.y[e.rawValue]
@@ -339,7 +345,8 @@ open class GCPhysicalInputProfile: NSObject, @unchecked Sendable {
     /// What `capture()` returns; each profile class that can be made gives its own.
     func captured() -> GCPhysicalInputProfile { self }
 
-    func stamp(_ t: TimeInterval) { local.withLock { $0.timestamp = t } }
+    /// Never backwards: a pad with a touchpad has two readers stamping.
+    func stamp(_ t: TimeInterval) { local.withLock { $0.timestamp = max($0.timestamp, t) } }
     func profileHandler() -> ((GCPhysicalInputProfile, GCControllerElement) -> Void)? { local.withLock { $0.handler.value } }
 }
 
@@ -434,6 +441,7 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
     /// current way).
     open func saveSnapshot() -> GCExtendedGamepadSnapshot {
         let snapshot = GCExtendedGamepadSnapshot(layout: layout, values: InputValues(values.read { $0 }))
+        snapshot.clickableThumbsticks = leftThumbstickButton != nil || rightThumbstickButton != nil
         snapshot.owner = owner
         return snapshot
     }

@@ -129,7 +129,11 @@ open class GCGamepad: GCPhysicalInputProfile, @unchecked Sendable {
     public let leftShoulder: GCControllerButtonInput
     public let rightShoulder: GCControllerButtonInput
 
+    /// The extended profile whose elements these are (weak: it holds this one).
+    private weak var extended: GCExtendedGamepad?
+
     init(extended g: GCExtendedGamepad) {
+        extended = g
         dpad = g.dpad
         buttonA = g.buttonA
         buttonB = g.buttonB
@@ -151,6 +155,12 @@ open class GCGamepad: GCPhysicalInputProfile, @unchecked Sendable {
     open var valueChangedHandler: GCGamepadValueChangedHandler? {
         get { handler.withLock { $0.value } }
         set { let h = Unchecked(newValue); handler.withLock { $0 = h } }
+    }
+
+    /// A copy apart from the pad: the deprecated profile of a capture of its extended one.
+    override func captured() -> GCPhysicalInputProfile {
+        guard let extended else { return self }
+        return GCGamepad(extended: extended.capture())
     }
 
     func deliver(_ element: GCControllerElement) {
@@ -178,8 +188,12 @@ open class GCExtendedGamepadSnapshot: GCExtendedGamepad, @unchecked Sendable {
 
     /// The values as `GCExtendedGamepadSnapshotData` (version 2, 63 bytes); set: the values from such
     /// bytes (version 1's 60 too; shorter data reads as a pad at rest).
+    /// Whether the profile the snapshot was taken of has thumbstick buttons (the data's
+    /// `supportsClickableThumbsticks`).
+    var clickableThumbsticks = true
+
     open var snapshotData: Data {
-        get { SnapshotData.encode(values.read { $0 }) }
+        get { SnapshotData.encode(values.read { $0 }, clickableThumbsticks: clickableThumbsticks) }
         set { let v = SnapshotData.decode(newValue); values.values.withLock { $0 = v } }
     }
 }
@@ -280,7 +294,7 @@ package enum SnapshotData {
         return d
     }
 
-    package static func encode(_ v: GamepadState.Values) -> Data {
+    package static func encode(_ v: GamepadState.Values, clickableThumbsticks: Bool = true) -> Data {
         func b(_ e: GamepadElement) -> Float { v.buttons[e.rawValue] }
         return bytes(GCExtendedGamepadSnapshotData(
             version: version2, size: UInt16(version2Size), dpadX: v.x[GamepadElement.dpad.rawValue], dpadY: v.y[GamepadElement.dpad.rawValue],
@@ -288,7 +302,7 @@ package enum SnapshotData {
             leftShoulder: b(.leftShoulder), rightShoulder: b(.rightShoulder),
             leftThumbstickX: v.x[GamepadElement.leftThumbstick.rawValue], leftThumbstickY: v.y[GamepadElement.leftThumbstick.rawValue],
             rightThumbstickX: v.x[GamepadElement.rightThumbstick.rawValue], rightThumbstickY: v.y[GamepadElement.rightThumbstick.rawValue],
-            leftTrigger: b(.leftTrigger), rightTrigger: b(.rightTrigger), supportsClickableThumbsticks: true,
+            leftTrigger: b(.leftTrigger), rightTrigger: b(.rightTrigger), supportsClickableThumbsticks: ObjCBool(clickableThumbsticks),
             leftThumbstickButton: ObjCBool(b(.leftThumbstickButton) > 0), rightThumbstickButton: ObjCBool(b(.rightThumbstickButton) > 0)))
     }
 

@@ -135,8 +135,7 @@ extension GamepadInput {
     /// device whose name ends in "Touchpad" (hid-playstation's and hid-sony's), as /dev/input/eventN;
     /// nil when there is none. `sysfs` and `dev` are the roots (tests give their own).
     static func touchpadNode(besides eventNode: String, sysfs: String = "/sys", dev: String = "/dev") -> String? {
-        let name = (eventNode as NSString).lastPathComponent
-        guard name.hasPrefix("event") else { return nil }
+        guard let name = PowerSupply.eventName(eventNode) else { return nil }
         let inputs = "\(sysfs)/class/input/\(name)/device/device/input"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: inputs) else { return nil }
         for entry in entries.sorted() where entry.hasPrefix("input") {

@@ -181,9 +181,6 @@ package struct GamepadLayout: Equatable, Sendable {
         }
     }
 
-    /// Whether this is a touchpad's layout.
-    var isTouchpad: Bool { axes[EvdevCode.absMTSlot] == .touchSlot || keys[EvdevCode.btnLeft] == .button(.touchpadButton) }
-
     /// An axis's raw value as 0…1 (from its minimum; out-of-range values saturate).
     static func unit(_ raw: Int32, _ a: InputCapabilities.Axis) -> Float {
         guard a.maximum > a.minimum else { return raw > a.minimum ? 1 : 0 }

@@ -68,6 +68,9 @@ import Testing
         }
         try "DualSense Wireless Controller\n".write(toFile: inputs + "/input9/name", atomically: true, encoding: .utf8)
         #expect(GamepadInput.touchpadNode(besides: "/dev/input/event7", sysfs: root) == "/dev/input/event9")
+        let link = root + "/usb-Sony_DualSense-event-joystick"  // as udev's /dev/input/by-id names it
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/input/event7")
+        #expect(GamepadInput.touchpadNode(besides: link, sysfs: root) == "/dev/input/event9", "a link to the node is followed")
         try FileManager.default.removeItem(atPath: inputs + "/input11")
         #expect(GamepadInput.touchpadNode(besides: "/dev/input/event7", sysfs: root) == nil)
         #expect(GamepadInput.touchpadNode(besides: "/dev/hidraw3", sysfs: root) == nil)
@@ -137,6 +140,19 @@ import Testing
         pad.setStateFromPhysicalInput(copy)
         #expect(pad.buttonA.isPressed && pad.buttonB.isPressed, "a capture replayed onto the live profile")
 
+        // The deprecated profile's capture is a copy too; replaying the smaller profile onto the
+        // live one leaves what it lacks alone.
+        let legacy = try #require(live.gamepad)
+        let legacyCopy = legacy.capture()
+        #expect(legacyCopy !== legacy && legacyCopy.buttonA !== legacy.buttonA && legacyCopy.buttonA.isPressed == pad.buttonA.isPressed)
+        pad.leftTrigger.setValue(1)
+        pad.buttonA.setValue(0)
+        pad.setStateFromPhysicalInput(legacyCopy)
+        #expect(pad.buttonA.isPressed && pad.leftTrigger.isPressed, "A from the copy; the trigger, which GCGamepad has not, stays")
+        pad.stamp(5)
+        pad.stamp(3)
+        #expect(pad.lastEventTimestamp == 5, "two readers' stamps never go backwards")
+
         let scripted = GCController.withExtendedGamepad()
         #expect(scripted.isSnapshot && scripted.extendedGamepad?.allButtons.contains { $0.isPressed } == false)
         scripted.extendedGamepad?.leftThumbstick.setValueForXAxis(0.5, yAxis: -2)
@@ -182,6 +198,11 @@ import Testing
         #expect(!GCExtendedGamepadSnapshotDataFromNSData(&untouched, Data([0x01, 0x01, 63, 0])) && untouched.version == 0)
         #expect(!GCExtendedGamepadSnapshotDataFromNSData(&untouched, Data(repeating: 0, count: 63)), "version 0 is none of Apple's")
         #expect(!GCExtendedGamepadSnapshotDataFromNSData(nil, data) && !GCExtendedGamepadSnapshotDataFromNSData(&untouched, nil))
+
+        // A pad without thumbstick buttons says so in the data.
+        let digitalLayout = GamepadLayout(GamepadInputTests.digital)
+        let digital = GCExtendedGamepad(layout: digitalLayout, values: InputValues(GamepadState(layout: digitalLayout).committed))
+        #expect(digital.leftThumbstickButton == nil && digital.saveSnapshot().snapshotData[60] == 0)
 
         let short = GCExtendedGamepadSnapshot(snapshotData: Data([1, 1, 63]))
         #expect(short.allButtons.allSatisfy { !$0.isPressed } && short.dpad.xAxis.value == 0)
