@@ -120,7 +120,12 @@ cp config/patterns/*.ahap Tests/VM/ahap/*.ahap "$work/root/patterns/"
 # 4. Boot. The console is the test's output.
 echo "vm-test: booting $kpkg under qemu (TCG)"
 start=$(date +%s)
-timeout 600 qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
+# Memory: the root filesystem is the initramfs, a tmpfs of at most half the VM's memory, which holds
+# the programs (~330 MB: the test programs that link Foundation, for the Swift GameController
+# library, are ~65 MB each) and everything the scenarios write; at 1024 MB it filled (2026-11-26: a
+# Bus error starting a program, /etc/passwd not written). The time limit: the scenarios take ~530 s
+# under TCG on the build machine; 900 s leaves a slower machine room.
+timeout 900 qemu-system-x86_64 -accel tcg -m 1536 -smp 1 -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
     -append "console=ttyS0 quiet panic=-1${HAPTICD_VM_PADS:+ vmtest.pads=$HAPTICD_VM_PADS}" > "$work/console.log" 2>&1 || true
 echo "vm-test: VM ran $(( $(date +%s) - start )) s"
