@@ -330,12 +330,7 @@ public final class RenderLoop: @unchecked Sendable {
                 // rendering every pad's players per command would be most of a busy daemon's time
                 // under the soak test's far-future schedules (docs/robustness.md §2).
                 let now = loop.clock.now
-                for (id, pad) in loop.order where loop.touched.contains(id) {
-                    // What the command began and what ended before this pass (PadPipeline.commandApplied);
-                    // on a pad the waveform stream renders, nothing but the stream may advance its engines.
-                    if pad.waveform?.usesWaveform != true { pad.pipeline.commandApplied() }
-                    loop.tick(id, pad, now: now)
-                }
+                for (id, pad) in loop.order where loop.touched.contains(id) { loop.tick(id, pad, now: now) }
                 renderedAt = now
             }
             return result

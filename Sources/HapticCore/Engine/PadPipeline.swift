@@ -141,13 +141,6 @@ public final class PadPipeline {
         }
     }
 
-    /// A command changed an engine of the pad since its `catchUp()`: the render pass that follows
-    /// walks what sounded in between as `catchUp()` walks what a sleeping loop went by. A command
-    /// normally takes microseconds and the walk finds nothing; but a thread preempted between the
-    /// command and its pass (a loaded machine; 10–20 ms in the VM) comes back after a short pulse the
-    /// command began has ended, and that pulse must still reach the pad (issue 26: nothing lost).
-    public func commandApplied() { sleptThrough = true }
-
     /// The pad's gain, then its ceiling.
     func scaled(_ m: MotorMagnitudes) -> MotorMagnitudes {
         var out = m
