@@ -22,11 +22,13 @@ import Testing
     /// paces at once (`perform`), and between commands the loop wakes by itself — `event`: at
     /// `nextWakeup(now:)` (+1 µs, as the loop arms it); `fixed`: every 4 ms from the start while
     /// anything plays or waits. Returns every new value written, with its time.
-    static func run(_ profile: DeviceProfile, _ loop: Loop, _ commands: [Command], start: Double = 10) throws
-        -> [(time: Double, value: MotorMagnitudes)]
+    /// `commandCost`: how long a command takes between its catch-up and its render pass (the clock
+    /// moves meanwhile, as it does for the daemon: ~0.1 ms natively, 1–2 ms under TCG).
+    static func run(_ profile: DeviceProfile, _ loop: Loop, _ commands: [Command], start: Double = 10, commandCost: Double = 0,
+                    route: MotorRoute = .both) throws -> [(time: Double, value: MotorMagnitudes)]
     {
         let clock = ManualClock(start)
-        let engine = HapticEngine(profile: profile, clock: clock)
+        let engine = HapticEngine(profile: profile, clock: clock, route: route)
         engine.start()
         let pipe = PadPipeline(engine: engine)
         var writes: [(time: Double, value: MotorMagnitudes)] = []
@@ -50,6 +52,7 @@ import Testing
                 clock.now = max(clock.now, c.time)
                 pipe.catchUp()  // as the render loop does when a command reaches the pad
                 try c.apply(engine)
+                clock.now += commandCost
                 record(pipe.tick())
             } else if let w = wake {
                 clock.now = max(clock.now, w)
@@ -270,6 +273,47 @@ import Testing
         _ = pipe.nextWakeup(now: clock.now)  // behind its render: a walk is due
         pipe.resetOutput()  // the stream had the pad meanwhile
         #expect(pipe.tick() == nil, "nothing from 0.1 s ago")
+    }
+
+    /// An intensity-control ramp on a playing pattern (the Xbox trigger ramp of the VM's hidraw
+    /// benchmark, on one motor): each step's value reaches the pad in order, and no write is stronger
+    /// than the step in force — a walk that evaluated the output before a `sendParameters` (whose
+    /// controls are pruned by then) once wrote the pattern's full strength at the first step.
+    @Test(arguments: DeviceProfile.builtIn)
+    func anIntensityControlRampNeverOvershootsItsStep(profile: DeviceProfile) throws {
+        let steps = (1...30).map { 0.02 * Double($0) }
+        let pattern = HapticPattern(elements: [.event(.continuous(at: 0, duration: 5, intensity: 1, sharpness: 0))])
+        for loop in Loop.allCases {
+            nonisolated(unsafe) var id: PlayerID?
+            var commands = [Command(time: 10) { e in
+                id = e.makePlayer(pattern, advanced: true)
+                try e.sendParameters([(.hapticIntensityControl, 0.01)], to: id!)
+                try e.start(id!)
+            }]
+            for (k, level) in steps.enumerated() {
+                commands.append(Command(time: 10.1 + 0.016 * Double(k)) { e in try e.sendParameters([(.hapticIntensityControl, level)], to: id!) })
+            }
+            // On one motor (as the triggers' ramp leaves the handles at rest): a motor at zero is
+            // where a walk between renders takes place.
+            let writes = try Self.run(profile, loop, commands, commandCost: 0.001, route: .strongOnly)
+            // The strongest the ramp makes the pad: its top step, as the engine renders it.
+            let probeClock = ManualClock(10)
+            let probe = HapticEngine(profile: profile, clock: probeClock, route: .strongOnly)
+            probe.start()
+            let top = probe.makePlayer(pattern, advanced: true)
+            try probe.sendParameters([(.hapticIntensityControl, steps.last!)], to: top)
+            try probe.start(top)
+            probeClock.now = 10.5
+            let ceiling = profile.quantize(probe.render())
+            let during = writes.filter { $0.time < 10.1 + 0.016 * Double(steps.count) }
+            for (a, b) in zip(during, during.dropFirst()) where b.value.strong < a.value.strong {
+                Issue.record("\(profile.name), \(loop) loop: \(b.value) at +\(b.time - 10.1) s after \(a.value): the ramp went down")
+            }
+            for w in during where w.value.strong > ceiling.strong {
+                Issue.record("\(profile.name), \(loop) loop: \(w.value) at +\(w.time - 10.1) s is above the ramp's top \(ceiling)")
+            }
+            #expect(writes.contains { $0.value.strong == ceiling.strong }, "\(profile.name), \(loop) loop: the ramp reaches its top")
+        }
     }
 }
 
