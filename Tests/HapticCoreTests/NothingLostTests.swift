@@ -241,10 +241,8 @@ import Testing
     /// A pattern with a 2 ms pulse 2 ms in.
     static let shortPulse = HapticPattern(elements: [.event(.continuous(at: 0.002, duration: 0.002, intensity: 0.8, sharpness: 0))])
 
-    /// Several commands under one lock re-arm every pad at the last one's time: a pad drawn by an
-    /// earlier step, whose pulse began and ended between its own pass and that time, still gets the
-    /// pulse at the next wake (the walk from its own pass).
-    @Test func aPadRearmedAfterALaterStepStillWalksFromItsOwnPass() throws {
+    /// A pad at 10 s given `shortPulse` by a command, and rendered then (silent: the pulse is to come).
+    static func shortPulseRendered() throws -> (ManualClock, PadPipeline) {
         let clock = ManualClock(10)
         let engine = HapticEngine(profile: .generic, clock: clock)
         engine.start()
@@ -252,6 +250,14 @@ import Testing
         pipe.catchUp()
         try engine.start(engine.makePlayer(Self.shortPulse))
         #expect(pipe.tick() == nil, "silent until 2 ms in")
+        return (clock, pipe)
+    }
+
+    /// Several commands under one lock re-arm every pad at the last one's time: a pad drawn by an
+    /// earlier step, whose pulse began and ended between its own pass and that time, still gets the
+    /// pulse at the next wake (the walk from its own pass).
+    @Test func aPadRearmedAfterALaterStepStillWalksFromItsOwnPass() throws {
+        let (clock, pipe) = try Self.shortPulseRendered()
         clock.now = 10.010  // the last step's time: the pulse has come and gone
         let wake = try #require(pipe.nextWakeup(now: clock.now))
         clock.now = max(clock.now, wake)
@@ -262,13 +268,7 @@ import Testing
     /// What sounded while the pad was not the pipeline's (the waveform stream played it, then handed
     /// the pad back to the motors: `resetOutput`) is not walked on the motors' first pass.
     @Test func aResetOutputForgetsWhatSoundedBeforeIt() throws {
-        let clock = ManualClock(10)
-        let engine = HapticEngine(profile: .generic, clock: clock)
-        engine.start()
-        let pipe = PadPipeline(engine: engine)
-        pipe.catchUp()
-        try engine.start(engine.makePlayer(Self.shortPulse))
-        #expect(pipe.tick() == nil)
+        let (clock, pipe) = try Self.shortPulseRendered()
         clock.now = 10.1
         _ = pipe.nextWakeup(now: clock.now)  // behind its render: a walk is due
         pipe.resetOutput()  // the stream had the pad meanwhile

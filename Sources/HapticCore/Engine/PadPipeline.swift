@@ -111,11 +111,7 @@ public final class PadPipeline {
             sleptThrough = false
         }
         guard sleptThrough, var t = renderedAt, t < now else { return }
-        func next(after t: Double) -> Double {
-            var change = engine.nextChange(at: t)
-            for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: t)) }
-            return change.time
-        }
+        func next(after t: Double) -> Double { nextChange(at: t).time }
         // Nothing changed between the last render and now (after a command, nearly always): no walk,
         // and no mix to find that out (the engines cache their next change).
         var first = next(after: t)
@@ -139,6 +135,13 @@ public final class PadPipeline {
             if b + 1e-6 < now { pacer.passed(scaled(mix(at: b + 1e-6))) }
             t = b
         }
+    }
+
+    /// Every engine's next change after `t`, merged.
+    private func nextChange(at t: Double) -> NextChange {
+        var change = engine.nextChange(at: t)
+        for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: t)) }
+        return change
     }
 
     /// The pad's gain, then its ceiling.
@@ -165,8 +168,7 @@ public final class PadPipeline {
     /// until one does; a single such wake changes nothing, so onsets keep their own time. A ramp is
     /// still followed step by step: its next step is a time the pad's value does change.
     public func nextWakeup(now: Double) -> Double? {
-        var change = engine.nextChange(at: now)
-        for (_, e) in engines.dropFirst() { change.merge(e.nextChange(at: now)) }
+        let change = nextChange(at: now)
         var wake = max(change.time, pacer.nextWriteTime(from: now))
         if idleWakes >= 2 { wake = max(wake, now + pacer.profile.minimumUpdateInterval) }
         if let d = pacer.nextDeadline { wake = min(wake, max(d, now)) }
@@ -178,14 +180,7 @@ public final class PadPipeline {
         // a pad a command did not reach — and reckoned again only for a pad an earlier step drew.)
         var behind = false
         if let r = renderedAt, r < now {
-            var since: Double
-            if let last = lastReckoning, last.at == r {
-                since = last.change
-            } else {
-                var c = engine.nextChange(at: r)
-                for (_, e) in engines.dropFirst() { c.merge(e.nextChange(at: r)) }
-                since = c.time
-            }
+            let since = lastReckoning.flatMap { $0.at == r ? $0.change : nil } ?? nextChange(at: r).time
             behind = since < now
         }
         if behind { wake = min(wake, now) }
