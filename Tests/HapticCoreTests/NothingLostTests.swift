@@ -13,6 +13,9 @@ import Testing
     /// Something that happens to the engine at a time: a command, as the daemon applies it.
     struct Command {
         var time: Double
+        /// How long after the command its render pass comes, beyond the run's `commandCost` (the
+        /// daemon's thread preempted between the two, as on a loaded machine).
+        var passLate: Double = 0
         var apply: (HapticEngine) throws -> Void
     }
 
@@ -23,7 +26,9 @@ import Testing
     /// `nextWakeup(now:)` (+1 µs, as the loop arms it); `fixed`: every 4 ms from the start while
     /// anything plays or waits. Returns every new value written, with its time.
     /// `commandCost`: how long a command takes between its catch-up and its render pass (the clock
-    /// moves meanwhile, as it does for the daemon: ~0.1 ms natively, 1–2 ms under TCG).
+    /// moves meanwhile, as it does for the daemon: ~0.1 ms natively, 1–2 ms under TCG), half of it
+    /// before the command reaches the engine (the handler's work after it touched the pad) and half
+    /// after.
     static func run(_ profile: DeviceProfile, _ loop: Loop, _ commands: [Command], start: Double = 10, commandCost: Double = 0,
                     route: MotorRoute = .both) throws -> [(time: Double, value: MotorMagnitudes)]
     {
@@ -51,8 +56,9 @@ import Testing
                 pending.removeFirst()
                 clock.now = max(clock.now, c.time)
                 pipe.catchUp()  // as the render loop does when a command reaches the pad
+                clock.now += commandCost / 2
                 try c.apply(engine)
-                clock.now += commandCost
+                clock.now += commandCost / 2 + c.passLate
                 record(pipe.tick())
             } else if let w = wake {
                 clock.now = max(clock.now, w)
@@ -118,6 +124,46 @@ import Testing
                     let writes = try Self.run(profile, loop, [Self.prime, pulse])
                     if let wrong = Self.judge(writes, pulse: s, length: d, value: Self.value(profile), profile, slack: Self.slack(loop)) {
                         Issue.record("\(profile.name), \(loop) loop, \(Int(d * 1000)) ms rumble \(delay) s after the prime: \(wrong)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A pulse whose command's render pass comes after the pulse has ended — the daemon's thread
+    /// preempted between the command and its pass, as on a loaded machine (a 10 ms pulse lost that
+    /// way in a CI run of the VM's ds4-usb): the pulse still reaches the pad, at that pass or when the
+    /// pad may next be written, for one interval. A rumble and a pattern's own short event, with
+    /// commands that take no time and ones that take 1 ms (the clock moving before the command
+    /// reaches the engine, as the handler works).
+    @Test(arguments: DeviceProfile.builtIn)
+    func aPulseWhosePassComesAfterItsEndReachesThePad(profile: DeviceProfile) throws {
+        let i = profile.minimumUpdateInterval
+        for loop in Loop.allCases {
+            for d in Self.pulses {
+                for cost in [0, 0.001] {
+                    for late in [d + 0.002, d + i, 2 * d + 0.015] {
+                        let s = 10 + 2 * i + 0.001
+                        let rumble = Command(time: s, passLate: late) { e in
+                            try e.start(e.makeRumble(strong: Self.strong, weak: Self.weak, duration: d))
+                        }
+                        let event = HapticPattern(elements: [.event(.continuous(at: 0, duration: d, intensity: 1, sharpness: 0))])
+                        let pattern = Command(time: s, passLate: late) { e in try e.start(e.makePlayer(event)) }
+                        for (what, pulse) in [("rumble", rumble), ("pattern", pattern)] {
+                            let writes = try Self.run(profile, loop, [Self.prime, pulse], commandCost: cost)
+                            let after = writes.filter { $0.time >= s }
+                            let label = "\(profile.name), \(loop) loop, \(Int(d * 1000)) ms \(what), command \(cost) s, its pass \(late) s late"
+                            guard let k = after.firstIndex(where: { !$0.value.isZero }) else {
+                                Issue.record("\(label): never written (writes: \(after.map { "\($0.time - s) \($0.value)" }))")
+                                continue
+                            }
+                            let pass = s + cost + late
+                            #expect(after[k].time >= pass - 1e-9 && after[k].time <= pass + i + Self.slack(loop),
+                                    "\(label): written at the pass, or when the pad may next be written (+\(after[k].time - pass))")
+                            if what == "rumble" { #expect(after[k].value == Self.value(profile), "\(label): its value") }
+                            #expect(k + 1 < after.count && after[k + 1].value.isZero && after[k + 1].time - after[k].time >= i - 2e-6,
+                                    "\(label): held an interval, then stopped")
+                        }
                     }
                 }
             }

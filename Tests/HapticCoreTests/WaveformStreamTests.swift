@@ -184,6 +184,27 @@ import Testing
         #expect(s.dropped == 7 && s.rendered == 10)
     }
 
+    /// A short pulse whose command's pass comes after it has ended (the daemon's thread preempted
+    /// between the two; issue 26: nothing lost): the idle stream still starts at its start and
+    /// gives it, as the blocks of a late caller. Started by a command, and by a scheduled start the
+    /// loop woke for late.
+    @Test(arguments: [false, true])
+    func aPulseThatEndedBeforeTheIdleStreamsPassIsStillStreamed(scheduled: Bool) throws {
+        let pad = pipeline()
+        var s = stream()
+        let id = pad.engine.makePlayer(tone(0.005))
+        try pad.engine.start(id, at: scheduled ? .at(10.1) : .immediately)
+        let onset = scheduled ? 10.1 : 10.0
+        if scheduled { #expect(s.pass(pad, now: clock.now).isEmpty && !s.isStreaming) }
+        clock.now = onset + 0.015  // the pass: 10 ms after the pulse's end
+        _ = s.pass(pad, now: clock.now)
+        #expect(s.origin == onset, "the grid starts at the pulse's start")
+        let blocks = run(&s, pad, until: onset + 1).map(\.block)
+        let sounding = blocks.filter { !$0.isSilent }
+        #expect(sounding.first?.start == onset && sounding.first?.left[1] != 0, "the pulse, from its first sample: \(blocks.map(\.isSilent))")
+        #expect(sounding.count == 1 && blocks.last!.isSilent && !s.isStreaming, "then silence once, and sleep")
+    }
+
     @Test func nothingPlaysNothingStreams() {
         let pad = pipeline()
         var s = stream()

@@ -74,6 +74,23 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         }
     }
 
+    /// A command whose thread is preempted before its render pass (the sleep stands for that, not
+    /// for synchronisation) until the short pulse it began has ended: the pass still writes the
+    /// pulse, then the zero (issue 26: nothing lost).
+    @Test(arguments: RenderMode.allCases)
+    func aPulseThatEndedBeforeItsCommandsPassIsStillWritten(mode: RenderMode) throws {
+        let loop = RenderLoop(mode: mode, period: 0.004)
+        let sink = RecordingSink()
+        loop.addPad(0, sink: sink, profile: .generic)
+        try loop.withPad(0) { engine, _ in
+            try engine.start(engine.makeRumble(strong: 0.8, weak: 0.6, duration: 0.002))
+            Thread.sleep(forTimeInterval: 0.010)
+        }
+        let pulse = DeviceProfile.generic.quantize(MotorMagnitudes(strong: 52428, weak: 39321))
+        #expect(sink.writes.first == .set(pulse), "the command's own pass writes the pulse: \(sink.writes)")
+        #expect(sink.waitFor { $0.last == .set(.zero) }, "then the zero: \(sink.writes)")
+    }
+
     @Test(arguments: RenderMode.allCases)
     func playsThroughAndDisarmsWhenDone(mode: RenderMode) throws {
         let loop = RenderLoop(mode: mode, period: 0.004)

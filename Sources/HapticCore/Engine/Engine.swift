@@ -72,12 +72,20 @@ public final class HapticEngine {
     public var isAutoShutdownEnabled = false
     public var idleTimeout = 10.0
     public var isMutedForHaptics = false {
-        didSet { mutations &+= 1 }
+        didSet { mutations &+= 1; commanded() }
     }
     public var limits = EngineLimits.default
     /// Bumped by everything that can change what a player will do (commands, player lookups by the
     /// API, starts, stops, ends): the players' cached next changes are valid only for the same count.
     private var mutations = 0
+    /// The clock's time at the end of the last command that changed what the engine plays (a player
+    /// made, started, stopped, given parameters or curves, sought, muted, …; the engine started,
+    /// stopped or reset). Its output before then is no longer what it was: a command applies at now,
+    /// and prunes what is past (`sendParameters` drops the controls before now), so nothing may look
+    /// at the output before this time — `PadPipeline.catchUp()` walks only from here (issue 26: a
+    /// command's render pass held up past a short pulse the command began).
+    public private(set) var lastCommandTime = -Double.infinity
+    private func commanded() { lastCommandTime = currentTime }
     private var lastRumble: (duration: Double, compiled: CompiledPattern)?
     /// Called when the engine stops by itself — never after an explicit `stop()`.
     public var stoppedHandler: ((StoppedReason) -> Void)?
@@ -113,6 +121,7 @@ public final class HapticEngine {
     // MARK: - Engine lifecycle
 
     public func start() {
+        defer { commanded() }
         mutations &+= 1
         if !isRunning {
             isRunning = true
@@ -137,6 +146,7 @@ public final class HapticEngine {
     /// A reset (pad re-attached, device error recovered): players are invalidated, the engine is
     /// stopped, and the reset handler runs; it typically starts the engine and re-creates players.
     public func reset() {
+        defer { commanded() }
         halt(notify: false)
         invalidated.formUnion(players.keys)
         // Remembered only so that a stale id gets a precise error; the oldest are forgotten first.
@@ -167,6 +177,7 @@ public final class HapticEngine {
     }
 
     private func halt(notify: Bool = true) {
+        defer { commanded() }
         mutations &+= 1
         isRunning = false
         idleSince = nil
@@ -190,6 +201,7 @@ public final class HapticEngine {
     }
 
     private func makePlayer(_ compiled: CompiledPattern, advanced: Bool, oneShot: Bool) -> PlayerID {
+        defer { commanded() }
         mutations &+= 1
         let id = nextPlayerID
         nextPlayerID += 1
@@ -230,6 +242,7 @@ public final class HapticEngine {
     /// with nothing scheduled and nothing changed by its caller (it is waiting for its delay, paused,
     /// has ended, or has a parameter, rate or loop of its own): the caller then replaces it with a new one.
     public func updateRumble(_ id: PlayerID, strong: Double, weak: Double, duration: Double) throws(EngineError) -> Bool {
+        defer { commanded() }
         let p = try player(id)
         try Self.checkRumble(strong: strong, weak: weak, duration: duration)
         try withinHorizon(duration, "rumble duration")
@@ -268,6 +281,7 @@ public final class HapticEngine {
     /// while it played or was paused, cancelled while its start still waited — so that whoever owns
     /// it hears why (`playerEnded`).
     public func destroyPlayer(_ id: PlayerID) throws(EngineError) {
+        defer { commanded() }
         let p = try player(id)
         if p.isActive {
             let waiting = p.phase == .idle || p.phase == .finished
@@ -307,6 +321,7 @@ public final class HapticEngine {
 
     /// Drops every pending command (scheduled starts, stops, parameters, curves) and stops at once.
     public func cancel(_ id: PlayerID) throws(EngineError) {
+        defer { commanded() }
         let p = try player(id)
         let t = currentTime
         let wasActive = p.isActive
@@ -325,6 +340,7 @@ public final class HapticEngine {
     /// case playback will start at the beginning of the loop" — and so too at or past `loopEnd`,
     /// where the loop would have gone back). A player that is not playing starts from there next time.
     public func seek(_ id: PlayerID, toOffset offset: Double) throws(EngineError) {
+        defer { commanded() }
         try requireAdvanced(id)
         guard offset.isFinite, offset >= 0 else { throw .invalidValue("seek offset must be a finite number ≥ 0, not \(offset)") }
         try withinHorizon(offset, "seek offset")
@@ -345,6 +361,7 @@ public final class HapticEngine {
 
     /// Sends dynamic parameter values that take effect at `time` and hold until replaced.
     public func sendParameters(_ values: [(DynamicParameterID, Double)], to id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
+        defer { commanded() }
         let p = try player(id)
         let t = try resolve(time)
         for (pid, value) in values where !value.isFinite {
@@ -359,6 +376,7 @@ public final class HapticEngine {
 
     /// Schedules a parameter curve starting at `time` (overriding the curve's own time).
     public func scheduleCurve(_ curve: ParameterCurve, on id: PlayerID, at time: HapticTime = .immediately) throws(EngineError) {
+        defer { commanded() }
         let p = try player(id)
         let t = try resolve(time)
         guard !curve.controlPoints.isEmpty else { throw .invalidValue("a curve needs at least one control point") }
@@ -374,11 +392,13 @@ public final class HapticEngine {
     }
 
     public func setMuted(_ id: PlayerID, _ muted: Bool) throws(EngineError) {
+        defer { commanded() }
         let p = try player(id)
         p.isMuted = muted
     }
 
     public func setLoopEnabled(_ id: PlayerID, _ enabled: Bool) throws(EngineError) {
+        defer { commanded() }
         try requireAdvanced(id)
         let p = try player(id)
         p.reanchor(at: currentTime)
@@ -387,6 +407,7 @@ public final class HapticEngine {
 
     /// The loop's end in pattern seconds; 0 means the pattern's duration (`PlayerState.loopLength`).
     public func setLoopEnd(_ id: PlayerID, _ end: Double) throws(EngineError) {
+        defer { commanded() }
         try requireAdvanced(id)
         guard end.isFinite, end >= 0 else { throw .invalidValue("loop end must be a finite number ≥ 0, not \(end)") }
         try withinHorizon(end, "loop end")
@@ -398,6 +419,7 @@ public final class HapticEngine {
     /// Playback rate (> 0), changeable while playing: from now on pattern time runs `rate` times as
     /// fast, so times and durations scale by 1/rate.
     public func setRate(_ id: PlayerID, _ rate: Double) throws(EngineError) {
+        defer { commanded() }
         try requireAdvanced(id)
         guard rate.isFinite, rate > 0 else { throw .invalidRate(rate) }
         guard limits.rates.contains(rate) else {
@@ -515,11 +537,13 @@ public final class HapticEngine {
 
     /// A player's priority (the policy's: a higher one playing ducks lower ones on the same pad).
     public func setPriority(_ id: PlayerID, _ priority: Int) throws(EngineError) {
+        defer { commanded() }
         try player(id).priority = priority
     }
 
     /// A player's policy gain, 0…1: what the daemon's policy lets it be heard at (profile, app rules).
     public func setPolicyGain(_ id: PlayerID, _ gain: Double) throws(EngineError) {
+        defer { commanded() }
         try player(id).policyGain = gain.isFinite ? min(max(gain, 0), 1) : 0
     }
 
@@ -678,6 +702,7 @@ public final class HapticEngine {
     /// Bounds how long a player may go on: at `t` it stops, and whatever it had scheduled from then on
     /// is dropped (the daemon's cap on players whose owner left). Replaces an earlier limit.
     public func limitLifetime(_ id: PlayerID, until t: Double) throws(EngineError) {
+        defer { commanded() }
         let p = try player(id)
         guard t.isFinite else { throw .invalidValue("time must be finite") }
         p.pending.removeAll { $0.command == .expire }
@@ -687,10 +712,12 @@ public final class HapticEngine {
 
     /// Lifts a limit set by `limitLifetime` (a new owner took the player over).
     public func clearLifetimeLimit(_ id: PlayerID) throws(EngineError) {
+        defer { commanded() }
         try player(id).pending.removeAll { $0.command == .expire }
     }
 
     private func schedule(_ id: PlayerID, _ command: PlayerState.Command, at time: HapticTime) throws(EngineError) {
+        defer { commanded() }
         let p = try player(id)
         let t = try resolve(time)
         try requireRoom(p, for: 1)

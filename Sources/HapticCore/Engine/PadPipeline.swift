@@ -91,6 +91,8 @@ public final class PadPipeline {
     /// back-off): only then has the loop slept through something a render must catch up on. A loop
     /// that wakes at every breakpoint, or ticks densely, never sets it and pays nothing.
     private var sleptThrough = false
+    /// The engines' latest `lastCommandTime` at the last `catchUp()`: a later one is a command since.
+    private var seenCommand = -Double.infinity
 
     /// The breakpoints between the last render and `now` that no render saw — the loop slept through
     /// them, waiting for the pacer's interval or woken late — go into the pacer's window: the output
@@ -103,14 +105,24 @@ public final class PadPipeline {
     /// `tick()` does this first; whoever changes an engine of the pad by a command must call it before
     /// (the render loop does, when a command reaches the pad): the breakpoints before now belong to
     /// the engines as they were, and a command applies at now. Only after `nextWakeup(now:)` deferred
-    /// a breakpoint (the event-driven loop): a dense tick sees what it needs by itself.
+    /// a breakpoint (the event-driven loop): a dense tick sees what it needs by itself — or after a
+    /// command, from the command on (`HapticEngine.lastCommandTime`: the output before it is not
+    /// what it was). A command's render pass comes microseconds after it, unless the thread is
+    /// preempted in between; held up past the end of a short pulse the command began, the pass would
+    /// otherwise see only the zero after it.
     public func catchUp() {
         let now = engine.currentTime
         defer {
             renderedAt = max(renderedAt ?? now, now)
             sleptThrough = false
         }
-        guard sleptThrough, var t = renderedAt, t < now else { return }
+        var commanded = engine.lastCommandTime
+        for (_, e) in engines.dropFirst() { commanded = max(commanded, e.lastCommandTime) }
+        let command = commanded > seenCommand
+        seenCommand = commanded
+        guard command || sleptThrough, var t = renderedAt, t < now else { return }
+        if command { t = max(t, commanded) }
+        guard t < now else { return }
         func next(after t: Double) -> Double { nextChange(at: t).time }
         // Nothing changed between the last render and now (after a command, nearly always): no walk,
         // and no mix to find that out (the engines cache their next change).

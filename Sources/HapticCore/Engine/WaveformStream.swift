@@ -15,9 +15,12 @@
 /// that the oldest are dropped (skipped without rendering, counted in `dropped`), so a stall never
 /// turns into a burst that would sit in the device's buffer as latency for the rest of the stream.
 ///
-/// **Start and stop.** Idle, a pass advances the engines to the clock (commands apply, players end)
-/// and starts the grid when anything plays: its origin is the earliest start of a player that began
-/// within the last block (so a command's start is its first sample), else now. The stream ends after
+/// **Start and stop.** Idle, a pass starts the grid when anything began since the last pass — looked
+/// for before the engines are advanced to the clock, so that a pass held up past the end of a short
+/// pulse still finds it — or plays now: its origin is the earliest start of a player that began
+/// since (so a command's start is its first sample; at most `maximumCatchUp` blocks back, as a late
+/// caller's), or one block back for one that plays on from before (the pad taken back from the
+/// motors). The stream ends after
 /// a block that was silent with nothing playing and no command due before the next block's end:
 /// that silent block is the last one given (the device is told silence once), and the stream sleeps
 /// — `nextWakeup` is then the engines' next change (a scheduled start), or nil.
@@ -62,6 +65,9 @@ public struct WaveformStream {
     private var partialLeft: [Double] = [], partialRight: [Double] = []
     /// Whole blocks rendered and not yet given (a command's catch-up came after their end).
     private var ready: [Block] = []
+    /// The last pass's time: a player that began since is the stream's to start with, even if it has
+    /// ended by the next pass. nil after a `reset()`: what began before it played elsewhere.
+    private var lookedAt: Double? = -.infinity
 
     /// `framesPerBlock` frames at `sampleRate` per block (both at least 1); `maximumCatchUp` 1…64.
     public init(sampleRate: Double, framesPerBlock: Int, maximumCatchUp: Int = 3) {
@@ -88,14 +94,25 @@ public struct WaveformStream {
         }
         if out.count > 1 { caughtUp += 1 }
         if origin == nil {
-            for (_, e) in pipeline.engines { e.update(to: now) }
-            if let onset = Self.onset(pipeline, before: now) {
-                origin = min(max(onset, now - blockDuration), now)
+            // What began since the last pass is looked for before the engines are advanced to now
+            // (the render advances them from its start): a pass held up after a command (the thread
+            // preempted) would otherwise find a short pulse already ended, and lose it. The grid
+            // starts at its start, as far back as a late caller's blocks go (`maximumCatchUp`);
+            // what plays on from before (the pad taken back from the motors) starts it at most a
+            // block ago, as before.
+            var onset = lookedAt.flatMap { Self.onset(pipeline, since: $0, before: now) }
+            if onset == nil {
+                for (_, e) in pipeline.engines { e.update(to: now) }
+                onset = Self.onset(pipeline, before: now).map { max($0, now - blockDuration) }
+            }
+            if let onset {
+                origin = min(max(onset, now - Double(maximumCatchUp) * blockDuration), now)
                 next = 0
                 state = WaveformPipelineState()
                 starts += 1
             }
         }
+        lookedAt = now
         return out
     }
 
@@ -171,6 +188,7 @@ public struct WaveformStream {
 
     /// Ends the stream at once (the transport went away, the pad was reset): the next pass starts anew.
     public mutating func reset() {
+        lookedAt = nil
         origin = nil
         next = 0
         state = WaveformPipelineState()
@@ -188,6 +206,21 @@ public struct WaveformStream {
             }
         }
         return false
+    }
+
+    /// The earliest start at or after `since` of a player playing, or of a start or resume due by
+    /// `now`, as the engines were last advanced (some may have run out by `now`); nil: none.
+    static func onset(_ pipeline: PadPipeline, since: Double, before now: Double) -> Double? {
+        var onset: Double?
+        for (_, e) in pipeline.engines where e.isRunning && !e.isMutedForHaptics {
+            for p in e.playersInOrder {
+                if case .playing(let time, _) = p.phase, time >= since { onset = min(onset ?? time, time) }
+                if let due = p.pending.first(where: { $0.command == .start || $0.command == .resume }), due.time >= since, due.time <= now {
+                    onset = min(onset ?? due.time, due.time)
+                }
+            }
+        }
+        return onset.map { min($0, now) }
     }
 
     /// The earliest start among the players playing at `now` (nil: nothing plays).
