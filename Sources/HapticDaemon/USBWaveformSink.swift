@@ -291,10 +291,12 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
             return false
         }
         device = found
-        // The motors stop before the voice coils take over (the stream starts with this pass).
+        // The motors stop before the voice coils take over (the stream starts with this pass, with
+        // what began since the motors' last render).
         if pipeline.pacer.written != .zero { try? rumble.apply(.set(.zero)) }
+        let rendered = pipeline.renderedAt
         pipeline.resetOutput()
-        stream.reset()
+        stream.reset(lookingSince: rendered)
         streamStarts = stream.starts
         backoff = firstBackoff
         status.resumed(transport: Self.transport)

@@ -241,11 +241,13 @@ public final class DualSenseWaveformSink: WaveformTransport {
                 n.close()
                 throw error
             }
-            // The motors stop before the voice coils take over (the stream starts with this pass).
+            // The motors stop before the voice coils take over (the stream starts with this pass, with
+            // what began since the motors' last render).
             if pipeline.pacer.written != .zero { try? rumble.apply(.set(.zero)) }
+            let rendered = pipeline.renderedAt
             pipeline.resetOutput()
             node = n
-            stream.reset()
+            stream.reset(lookingSince: rendered)
             backoff = firstBackoff
             status.resumed(transport: "bluetooth-hidraw")
             return true

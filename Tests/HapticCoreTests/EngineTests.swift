@@ -91,6 +91,39 @@ final class Recorder {
         #expect(at(3.5) == strong(1))
     }
 
+    /// What a render after a command walks from (`lastCommandTime`, `commandCount`): every command
+    /// that changes the output counts, at the clock's time at its end; reads and the engine's own
+    /// stops while it advances (idle shutdown) do not.
+    @Test func commandsAreCountedAndStampedButReadsAndSelfStopsAreNot() throws {
+        engine.isAutoShutdownEnabled = true
+        engine.idleTimeout = 1
+        var count = engine.commandCount
+        /// `body` counted as a command (at least once), stamped with the clock's time.
+        func counts(_ what: String, _ body: () throws -> Void) rethrows {
+            clock.now += 0.1
+            try body()
+            #expect(engine.commandCount > count && engine.lastCommandTime == clock.now, "\(what) is a command")
+            count = engine.commandCount
+        }
+        var p = 0
+        counts("making a player") { p = engine.makePlayer(strongPattern(duration: 0.5)) }
+        try counts("a start") { try engine.start(p) }
+        try counts("parameters") { try engine.sendParameters([(.hapticIntensityControl, 0.5)], to: p) }
+        let stamped = engine.lastCommandTime
+        clock.now += 0.1
+        _ = try engine.status(p)
+        _ = try engine.scheduledCount(p)
+        _ = engine.nextChange(at: clock.now)
+        #expect(engine.commandCount == count && engine.lastCommandTime == stamped, "reads are not commands")
+        clock.now += 1
+        engine.update()
+        clock.now += 2
+        engine.update()
+        #expect(!engine.isRunning && record.stopped == [.idleTimeout])
+        #expect(engine.commandCount == count && engine.lastCommandTime == stamped, "nor is the engine's own idle shutdown")
+        counts("an explicit stop") { engine.stop() }
+    }
+
     @Test func notifyWhenPlayersFinishedFiresAtOnceWhenNothingPlays() {
         engine.start()
         var calls = 0

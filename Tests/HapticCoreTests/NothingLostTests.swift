@@ -170,6 +170,43 @@ import Testing
         }
     }
 
+    /// A command that does not advance the engine (`sendParameters`, an in-place rumble) after
+    /// other players' scheduled stops fell due but before the loop applied them (between two fixed
+    /// ticks; the command's catch-up stopped short of them, both motors running then), its pass held
+    /// up past the end of the 8 ms pulse it made: the walk from the command first applies what was
+    /// due before it (else a stale stop, still the engines' next change, ended the walk before it
+    /// began).
+    @Test(arguments: DeviceProfile.builtIn)
+    func aPulseAfterUnappliedDueStopsStillReachesThePad(profile: DeviceProfile) throws {
+        for loop in Loop.allCases {
+            let s = 10.1005  // between two fixed ticks (10.100, 10.104)
+            let tone = HapticPattern(elements: [.event(.continuous(at: 0, duration: 5, intensity: 1, sharpness: 0))])
+            let pulse = HapticPattern(elements: [.event(.continuous(at: 0, duration: s + 0.010 - 10, intensity: 1, sharpness: 0))])
+            nonisolated(unsafe) var made: PlayerID?
+            let setUp = Command(time: 10) { e in
+                // A rumble on both motors until s + 5 ms, two silent players stopped at s + 0.8 and
+                // s + 1.2 ms, and one made audible for 8 ms by a parameter at s + 2 ms.
+                try e.start(e.makeRumble(strong: 0.3, weak: 0.3, duration: s + 0.005 - 10))
+                for stop in [s + 0.0008, s + 0.0012] {
+                    let silent = e.makePlayer(tone, advanced: true)
+                    try e.sendParameters([(.hapticIntensityControl, 0)], to: silent)
+                    try e.start(silent)
+                    try e.stop(silent, at: .at(stop))
+                }
+                made = e.makePlayer(pulse, advanced: true)
+                try e.sendParameters([(.hapticIntensityControl, 0)], to: made!)
+                try e.start(made!)
+            }
+            let raise = Command(time: s + 0.002, passLate: 0.013) { e in try e.sendParameters([(.hapticIntensityControl, 1)], to: made!) }
+            let writes = try Self.run(profile, loop, [setUp, raise])
+            let label = "\(profile.name), \(loop) loop"
+            let before = try #require(writes.last { $0.time < s }, "\(label): the rumble, written").value
+            #expect(writes.contains { $0.time >= s + 0.002 && $0.value.strong > before.strong },
+                    "\(label): the 8 ms pulse reaches the pad over the rumble (writes: \(writes.map { "\($0.time - s) \($0.value)" }))")
+            #expect(writes.last?.value.isZero == true, "\(label): then rest")
+        }
+    }
+
     /// A rumble stopped by a command (`rumble` 0/0: the player is destroyed), as a game stops it.
     @Test(arguments: DeviceProfile.builtIn)
     func aRumblePulseStoppedByACommandReachesThePad(profile: DeviceProfile) throws {
@@ -309,6 +346,51 @@ import Testing
         clock.now = max(clock.now, wake)
         let write = pipe.tick(sampleBefore: true, timer: true)
         #expect(write.map { if case .set(let m) = $0 { !m.isZero } else { false } } == true, "the pulse, at the first wake: \(String(describing: write))")
+    }
+
+    /// A pad at 10 s on an 8 ms profile given a 1 ms prime (written at once: the pad may not be
+    /// written again before 10.008) and a 2 ms pulse at 10.004 by one pattern; the loop told when to
+    /// wake (the pacer's next opportunity, past the pulse).
+    static func primeThenPulse() throws -> (ManualClock, PadPipeline, wake: Double) {
+        let clock = ManualClock(10)
+        let engine = HapticEngine(profile: .dualShock3, clock: clock)
+        engine.start()
+        let pipe = PadPipeline(engine: engine)
+        pipe.catchUp()
+        try engine.start(engine.makePlayer(HapticPattern(elements: [
+            .event(.continuous(at: 0, duration: 0.001, intensity: 0.3, sharpness: 0)),
+            .event(.continuous(at: 0.004, duration: 0.002, intensity: 0.8, sharpness: 0)),
+        ])))
+        #expect(pipe.tick().map { if case .set(let m) = $0 { !m.isZero } else { false } } == true, "the prime, at once")
+        let wake = try #require(pipe.nextWakeup(now: clock.now))
+        #expect(wake >= 10.008 - 1e-6, "the pad's next write opportunity, past the pulse")
+        return (clock, pipe, wake)
+    }
+
+    /// A command that only reads the pad (`status`) between the loop's deferral of a breakpoint and
+    /// the wake: the wake still walks what it slept through (the read's catch-up ends nothing).
+    @Test func aReadBetweenADeferralAndItsWakeDoesNotLoseThePulse() throws {
+        let (clock, pipe, wake) = try Self.primeThenPulse()
+        clock.now = 10.003
+        pipe.catchUp()  // a read-only command touched the pad: no render, no re-arm
+        clock.now = wake + 1e-6
+        let write = pipe.tick(sampleBefore: true, timer: true)
+        #expect(write.map { if case .set(let m) = $0 { m.strong > 0x4000 } else { false } } == true, "the 2 ms pulse: \(String(describing: write))")
+    }
+
+    /// A timer that fires late — past the breakpoint it was armed for and past the next one, the end
+    /// of a short pulse — or a pad touched again under one lock after its pass was held up: the
+    /// render walks what went by unseen.
+    @Test(arguments: [false, true])
+    func aLateWakePastTwoBreakpointsWalksThem(retouched: Bool) throws {
+        let (clock, pipe) = try Self.shortPulseRendered()
+        if !retouched {
+            #expect(pipe.nextWakeup(now: clock.now) == 10.002, "armed for the pulse's start: nothing deferred")
+        }
+        clock.now = 10.010  // the pulse (10.002–10.004) has come and gone
+        if retouched { pipe.catchUp() }  // a later step under the same lock reaches the pad
+        let write = pipe.tick(sampleBefore: true, timer: !retouched)
+        #expect(write.map { if case .set(let m) = $0 { !m.isZero } else { false } } == true, "the pulse: \(String(describing: write))")
     }
 
     /// What sounded while the pad was not the pipeline's (the waveform stream played it, then handed

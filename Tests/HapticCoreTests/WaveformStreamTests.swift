@@ -205,6 +205,59 @@ import Testing
         #expect(sounding.count == 1 && blocks.last!.isSilent && !s.isStreaming, "then silence once, and sleep")
     }
 
+    /// A pulse found late starts the grid no further back than `lateOnsetReach`, whatever the
+    /// stream's catch-up bound (the USB stream's is 64 blocks, 320 ms): the blocks of a late start are
+    /// latency for the rest of the stream.
+    @Test func aLateOnsetReachesBackNoFurtherThanTheBound() throws {
+        let pad = pipeline()
+        var s = WaveformStream(sampleRate: 48_000, framesPerBlock: 240, maximumCatchUp: 64)
+        try pad.engine.start(pad.engine.makePlayer(tone(1)))
+        clock.now = 10.2  // its pass, 200 ms late
+        _ = s.pass(pad, now: clock.now)
+        #expect(s.origin == 10.2 - WaveformStream.lateOnsetReach)
+    }
+
+    /// A command on an idle streaming pad after a short pulse's scheduled start fell due and before
+    /// the late pass: the command's catch-up starts the stream at the pulse first (the command would
+    /// advance the engine past it).
+    @Test func aCommandOnAnIdleStreamAfterAnUnseenPulseStartsItFirst() throws {
+        let pad = pipeline()
+        var s = stream()
+        try pad.engine.start(pad.engine.makePlayer(tone(0.005)), at: .at(10.1))
+        _ = s.pass(pad, now: clock.now)
+        clock.now = 10.108  // the loop is late; a command comes first
+        s.catchUp(pad, now: clock.now)
+        try pad.engine.start(pad.engine.makePlayer(tone(0.002, intensity: 0.1)))
+        #expect(s.origin == 10.1, "the grid starts at the scheduled pulse")
+        let blocks = run(&s, pad, until: 11).map(\.block)
+        #expect(blocks.first?.start == 10.1 && blocks.first?.left[1] != 0, "from its first sample")
+    }
+
+    /// A resume due on a player that is not paused changes nothing, and starts no stream.
+    @Test func aResumeOfAPlayerNotPausedStartsNoStream() throws {
+        let pad = pipeline()
+        var s = stream()
+        let id = pad.engine.makePlayer(tone(1), advanced: true)
+        try pad.engine.resume(id, at: .at(10.1))
+        clock.now = 10.2
+        #expect(s.pass(pad, now: clock.now).isEmpty)
+        #expect(!s.isStreaming && s.starts == 0)
+    }
+
+    /// The stream taking the pad from the motors (`reset(lookingSince:)` the motors' last render) starts
+    /// with what began since, even if it has ended by then; not with what began before.
+    @Test func aResetLooksSinceWhatTheMotorsRendered() throws {
+        let pad = pipeline()
+        var s = stream()
+        try pad.engine.start(pad.engine.makePlayer(tone(1)))  // the motors played this one
+        clock.now = 10.5
+        try pad.engine.start(pad.engine.makePlayer(tone(0.004)))  // and this one began since their render
+        clock.now = 10.51
+        s.reset(lookingSince: 10.4)
+        _ = s.pass(pad, now: clock.now)
+        #expect(s.origin == 10.5, "the pulse that began since the motors' render, not the tone before it")
+    }
+
     @Test func nothingPlaysNothingStreams() {
         let pad = pipeline()
         var s = stream()

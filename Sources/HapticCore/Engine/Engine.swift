@@ -85,7 +85,13 @@ public final class HapticEngine {
     /// at the output before this time — `PadPipeline.catchUp()` walks only from here (issue 26: a
     /// command's render pass held up past a short pulse the command began).
     public private(set) var lastCommandTime = -Double.infinity
-    private func commanded() { lastCommandTime = currentTime }
+    /// Commands that changed what the engine plays, since it was made (`lastCommandTime`'s count:
+    /// two commands at one clock reading are two).
+    public private(set) var commandCount = 0
+    private func commanded() {
+        lastCommandTime = currentTime
+        commandCount &+= 1
+    }
     private var lastRumble: (duration: Double, compiled: CompiledPattern)?
     /// Called when the engine stops by itself — never after an explicit `stop()`.
     public var stoppedHandler: ((StoppedReason) -> Void)?
@@ -131,17 +137,27 @@ public final class HapticEngine {
 
     /// An explicit stop: every player stops; the stopped handler is not called.
     public func stop() {
+        defer { commanded() }
         halt()
     }
 
     /// The pad went away (Core Haptics' gameControllerDisconnect).
-    public func deviceDisconnected() { stopBySelf(.gameControllerDisconnect) }
+    public func deviceDisconnected() {
+        defer { commanded() }
+        stopBySelf(.gameControllerDisconnect)
+    }
 
     /// The device failed in a way the engine cannot play through.
-    public func systemError() { stopBySelf(.systemError) }
+    public func systemError() {
+        defer { commanded() }
+        stopBySelf(.systemError)
+    }
 
     /// The engine is being torn down (daemon shutdown, pad removed for good).
-    public func destroy() { stopBySelf(.engineDestroyed) }
+    public func destroy() {
+        defer { commanded() }
+        stopBySelf(.engineDestroyed)
+    }
 
     /// A reset (pad re-attached, device error recovered): players are invalidated, the engine is
     /// stopped, and the reset handler runs; it typically starts the engine and re-creates players.
@@ -176,8 +192,9 @@ public final class HapticEngine {
         if wasRunning || reason == .gameControllerDisconnect || reason == .engineDestroyed { stoppedHandler?(reason) }
     }
 
+    /// Every player stops. Not a command by itself (`commanded()`): the idle shutdown and the finished
+    /// handler stop the engine this way while it advances, at a time of its own.
     private func halt(notify: Bool = true) {
-        defer { commanded() }
         mutations &+= 1
         isRunning = false
         idleSince = nil

@@ -70,6 +70,7 @@ public final class PadPipeline {
     public func tick(sampleBefore: Bool = false, timer: Bool = false) -> Pacer.Write? {
         let now = engine.currentTime
         catchUp()
+        sleptThrough = false
         if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix(at: now - 1e-6)), at: now) }
         for (_, e) in engines { e.update() }
         let write = pacer.offer(scaled(mix(at: now)), at: now)
@@ -84,15 +85,15 @@ public final class PadPipeline {
     /// Breakpoints looked at per `tick()` at most (bounds its cost after a long sleep).
     public static let maximumCatchUp = 64
     /// Up to when the pacer has seen the output: the last render (`tick()`) or catch-up.
-    private var renderedAt: Double?
+    public private(set) var renderedAt: Double?
     /// The last `nextWakeup(now:)`'s `now` and the engines' next change after it.
     private var lastReckoning: (at: Double, change: Double)?
     /// Whether the last `nextWakeup(now:)` put the wake after a breakpoint (the pacer's interval, the
     /// back-off): only then has the loop slept through something a render must catch up on. A loop
     /// that wakes at every breakpoint, or ticks densely, never sets it and pays nothing.
     private var sleptThrough = false
-    /// The engines' latest `lastCommandTime` at the last `catchUp()`: a later one is a command since.
-    private var seenCommand = -Double.infinity
+    /// The engines' `commandCount`s, summed, at the last `catchUp()`: another sum is a command since.
+    private var seenCommands = 0
 
     /// The breakpoints between the last render and `now` that no render saw — the loop slept through
     /// them, waiting for the pacer's interval or woken late — go into the pacer's window: the output
@@ -104,41 +105,60 @@ public final class PadPipeline {
     ///
     /// `tick()` does this first; whoever changes an engine of the pad by a command must call it before
     /// (the render loop does, when a command reaches the pad): the breakpoints before now belong to
-    /// the engines as they were, and a command applies at now. Only after `nextWakeup(now:)` deferred
-    /// a breakpoint (the event-driven loop): a dense tick sees what it needs by itself — or after a
-    /// command, from the command on (`HapticEngine.lastCommandTime`: the output before it is not
-    /// what it was). A command's render pass comes microseconds after it, unless the thread is
-    /// preempted in between; held up past the end of a short pulse the command began, the pass would
-    /// otherwise see only the zero after it.
+    /// the engines as they were, and a command applies at now. Walked:
+    /// - after `nextWakeup(now:)` deferred a breakpoint (the event-driven loop; until the next
+    ///   `tick()`, so that a command that only reads the pad does not end it);
+    /// - after a command, from the command on (`HapticEngine.lastCommandTime`: the output before it is
+    ///   not what it was, and what was due before it is applied first): a command's render pass held
+    ///   up past the end of a short pulse the command began would otherwise see only the zero after it;
+    /// - when two breakpoints since the last render lie before now: a wake on time sees the one it
+    ///   woke for, a second went by unseen — a timer that fired late, or a pad touched again under one
+    ///   lock after its pass was held up. A dense tick sees what it needs by itself otherwise.
     public func catchUp() {
         let now = engine.currentTime
-        defer {
-            renderedAt = max(renderedAt ?? now, now)
-            sleptThrough = false
+        defer { renderedAt = max(renderedAt ?? now, now) }
+        var commanded = -Double.infinity, count = 0
+        for (_, e) in engines {
+            commanded = max(commanded, e.lastCommandTime)
+            count &+= e.commandCount
         }
-        var commanded = engine.lastCommandTime
-        for (_, e) in engines.dropFirst() { commanded = max(commanded, e.lastCommandTime) }
-        let command = commanded > seenCommand
-        seenCommand = commanded
-        guard command || sleptThrough, var t = renderedAt, t < now else { return }
-        if command { t = max(t, commanded) }
-        guard t < now else { return }
-        func next(after t: Double) -> Double { nextChange(at: t).time }
+        let command = count != seenCommands
+        seenCommands = count
+        guard var t = renderedAt, t < now else { return }
+        if command {
+            t = max(t, commanded)
+            guard t < now else { return }
+            for (_, e) in engines { e.update(to: t) }
+        }
+        func next(after t: Double) -> Double {
+            // A breakpoint at `t` itself (an element ending where the next begins) is `t`'s.
+            let b = nextChange(at: t).time
+            return b <= t ? nextChange(at: t + 1e-6).time : b
+        }
         // Nothing changed between the last render and now (after a command, nearly always): no walk,
         // and no mix to find that out (the engines cache their next change).
-        var first = next(after: t)
-        if first <= t { first = next(after: t + 1e-6) }
+        let first = next(after: t)
         guard first.isFinite, first > t, first < now else { return }
+        let late = !command && !sleptThrough
+        if late {
+            // The breakpoint the loop woke for, at its own time; the walk is from there, and only if
+            // another one went by before now.
+            for (_, e) in engines { e.update(to: first) }
+            let second = next(after: first)
+            guard second.isFinite, second > first, second < now else { return }
+        }
         // A value between renders is lost to the pacer only where the output is zero by now (a newer
         // non-zero value supersedes it): with both motors running, the walk — a mix per breakpoint,
         // dozens of them under a busy mix — is not needed.
         let probe = scaled(mix(at: now))
         let secondPair = engine.profile.actuators != .rumble
         guard probe.strong == 0 || probe.weak == 0 || secondPair && (probe.third == 0 || probe.fourth == 0) else { return }
+        if late {
+            if first + 1e-6 < now { pacer.passed(scaled(mix(at: first + 1e-6))) }
+            t = first
+        }
         for _ in 0..<Self.maximumCatchUp {
-            var b = next(after: t)
-            // A breakpoint at `t` itself (an element ending where the next begins) is `t`'s.
-            if b <= t { b = next(after: t + 1e-6) }
+            let b = next(after: t)
             guard b.isFinite, b > t, b < now else { return }
             if b - 1e-6 > t { pacer.passed(scaled(mix(at: b - 1e-6))) }
             for (_, e) in engines { e.update(to: b) }

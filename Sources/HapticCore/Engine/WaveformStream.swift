@@ -66,7 +66,8 @@ public struct WaveformStream {
     /// Whole blocks rendered and not yet given (a command's catch-up came after their end).
     private var ready: [Block] = []
     /// The last pass's time: a player that began since is the stream's to start with, even if it has
-    /// ended by the next pass. nil after a `reset()`: what began before it played elsewhere.
+    /// ended by the next pass. After a `reset()`, what it was given: the motors' last render when the
+    /// stream takes the pad from them (what began before it, they played); nil: nothing before.
     private var lookedAt: Double? = -.infinity
 
     /// `framesPerBlock` frames at `sampleRate` per block (both at least 1); `maximumCatchUp` 1…64.
@@ -93,35 +94,49 @@ public struct WaveformStream {
             out.removeFirst(out.count - maximumCatchUp)
         }
         if out.count > 1 { caughtUp += 1 }
-        if origin == nil {
-            // What began since the last pass is looked for before the engines are advanced to now
-            // (the render advances them from its start): a pass held up after a command (the thread
-            // preempted) would otherwise find a short pulse already ended, and lose it. The grid
-            // starts at its start, as far back as a late caller's blocks go (`maximumCatchUp`);
-            // what plays on from before (the pad taken back from the motors) starts it at most a
-            // block ago, as before.
-            var onset = lookedAt.flatMap { Self.onset(pipeline, since: $0, before: now) }
-            if onset == nil {
-                for (_, e) in pipeline.engines { e.update(to: now) }
-                onset = Self.onset(pipeline, before: now).map { max($0, now - blockDuration) }
-            }
-            if let onset {
-                origin = min(max(onset, now - Double(maximumCatchUp) * blockDuration), now)
-                next = 0
-                state = WaveformPipelineState()
-                starts += 1
-            }
+        if origin == nil && !startIfBegan(pipeline, now: now) {
+            // Nothing began since: the engines advanced to now, what plays on from before (the pad
+            // taken back from the motors) starts the grid at most a block ago.
+            for (_, e) in pipeline.engines { e.update(to: now) }
+            if let onset = Self.onset(pipeline, before: now) { start(at: max(onset, now - blockDuration), now: now) }
         }
         lookedAt = now
         return out
+    }
+
+    /// How far back an onset found late starts the grid at most (seconds): a late caller's blocks on
+    /// the DualSense's Bluetooth stream (3 × 10.67 ms). A stream given the blocks due since then at
+    /// once carries them as latency until it ends; a longer reach would make a preempted pass cost
+    /// the rest of a stream more than the pulse it saves.
+    public static let lateOnsetReach = 0.032
+
+    /// Idle: starts the grid at the earliest start of what began since the last pass — a player
+    /// playing, a start due, a paused player's resume due — looked for before the engines are
+    /// advanced to now (the render advances them from there): a pass or a command held up past the
+    /// end of a short pulse would otherwise find it ended, and lose it. False: nothing began.
+    private mutating func startIfBegan(_ pipeline: PadPipeline, now: Double) -> Bool {
+        guard let since = lookedAt, let onset = Self.onset(pipeline, since: since, before: now) else { return false }
+        start(at: max(onset, now - min(Double(maximumCatchUp) * blockDuration, Self.lateOnsetReach)), now: now)
+        return true
+    }
+
+    private mutating func start(at onset: Double, now: Double) {
+        origin = min(onset, now)
+        next = 0
+        state = WaveformPipelineState()
+        starts += 1
     }
 
     /// Renders what the clock has passed, up to `now`, without giving it yet: before a command changes
     /// the pad's engines at `now`. The engine applies an immediate command at once, so the samples
     /// before it must be rendered first, from the engines as they were; the command then takes effect
     /// on the sample at `now`. (The render loop calls it where it would call `PadPipeline.catchUp()`.)
+    /// Idle, what began since the last pass starts the stream first (the command would advance the
+    /// engines past a pulse that began and ended since).
     public mutating func catchUp(_ pipeline: PadPipeline, now: Double) {
-        guard let o = origin, now.isFinite else { return }
+        guard now.isFinite else { return }
+        if origin == nil { _ = startIfBegan(pipeline, now: now) }
+        guard let o = origin else { return }
         let position = Int(min(((now - o) * renderer.sampleRate + 1e-6).rounded(.down), Double(Int32.max)))
         render(pipeline, through: position, now: now)
     }
@@ -186,9 +201,10 @@ public struct WaveformStream {
         return wake
     }
 
-    /// Ends the stream at once (the transport went away, the pad was reset): the next pass starts anew.
-    public mutating func reset() {
-        lookedAt = nil
+    /// Ends the stream at once (the transport went away, the pad was reset): the next pass starts anew,
+    /// with what began since `lookingSince` (nil: only what plays then).
+    public mutating func reset(lookingSince: Double? = nil) {
+        lookedAt = lookingSince
         origin = nil
         next = 0
         state = WaveformPipelineState()
@@ -215,8 +231,14 @@ public struct WaveformStream {
         for (_, e) in pipeline.engines where e.isRunning && !e.isMutedForHaptics {
             for p in e.playersInOrder {
                 if case .playing(let time, _) = p.phase, time >= since { onset = min(onset ?? time, time) }
-                if let due = p.pending.first(where: { $0.command == .start || $0.command == .resume }), due.time >= since, due.time <= now {
-                    onset = min(onset ?? due.time, due.time)
+                // Pending commands are in time order: the first start (or a paused player's resume)
+                // due by now, if any.
+                for due in p.pending {
+                    guard due.time <= now else { break }
+                    let starts = due.command == .start || due.command == .resume && { if case .paused = p.phase { true } else { false } }()
+                    guard starts else { continue }
+                    if due.time >= since { onset = min(onset ?? due.time, due.time) }
+                    break
                 }
             }
         }
