@@ -82,6 +82,11 @@ public final class PadPipeline {
         return write
     }
 
+    /// How late a command's render pass must come for it to walk what sounded since the command (a
+    /// thread preempted between the two is out for milliseconds; a pass on time comes microseconds
+    /// after). What begins and ends in less, between a command and a pass less late, is not walked.
+    public static let heldUp = 0.001
+
     /// Breakpoints looked at per `tick()` at most (bounds its cost after a long sleep).
     public static let maximumCatchUp = 64
     /// Up to when the pacer has seen the output: the last render (`tick()`) or catch-up.
@@ -109,8 +114,9 @@ public final class PadPipeline {
     /// - after `nextWakeup(now:)` deferred a breakpoint (the event-driven loop; until the next
     ///   `tick()`, so that a command that only reads the pad does not end it);
     /// - after a command, from the command on (`HapticEngine.lastCommandTime`: the output before it is
-    ///   not what it was, and what was due before it is applied first): a command's render pass held
-    ///   up past the end of a short pulse the command began would otherwise see only the zero after it;
+    ///   not what it was, and what was due before it is applied first), when the pass comes `heldUp`
+    ///   or more after it: a command's render pass held up past the end of a short pulse the command
+    ///   began would otherwise see only the zero after it;
     /// - when two breakpoints since the last render lie before now: a wake on time sees the one it
     ///   woke for, a second went by unseen — a timer that fired late, or a pad touched again under one
     ///   lock after its pass was held up. A dense tick sees what it needs by itself otherwise.
@@ -127,7 +133,9 @@ public final class PadPipeline {
         guard var t = renderedAt, t < now else { return }
         if command {
             t = max(t, commanded)
-            guard t < now else { return }
+            // The pass right after its command — nearly always — has nothing to walk, and skips the
+            // look-up of the engines' next change before the pad's write.
+            guard now - t >= Self.heldUp else { return }
             for (_, e) in engines { e.update(to: t) }
         }
         func next(after t: Double) -> Double {
