@@ -95,9 +95,25 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         self.info = info
         padHaptics = snapshot == nil ? GCDeviceHaptics(pad: pad) : nil
         input = Mutex((snapshot, []))
+        isBare = false
         super.init()
         snapshot?.owner = self
     }
+
+    /// A controller of no device and no profile (NSObject's `init()`, which Apple's class inherits):
+    /// no extended gamepad, no gamepad, no haptics, no battery, no name; an empty
+    /// `physicalInputProfile`. Code makes one as a placeholder until a pad connects.
+    public override init() {
+        pad = -1
+        info = JSONObject()
+        padHaptics = nil
+        input = Mutex((nil, []))
+        isBare = true
+        super.init()
+    }
+
+    /// Made by `init()`: no profile at all.
+    private let isBare: Bool
 
     /// The controller used most recently: here, the one connected most recently that still is.
     open class var current: GCController? {
@@ -175,7 +191,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
 
     /// Deprecated by Apple in favour of `extendedGamepad`: the same elements, as the smaller profile
     /// every extended gamepad also has.
-    open var gamepad: GCGamepad? { inputProfile.gamepadProfile }
+    open var gamepad: GCGamepad? { isBare ? nil : inputProfile.gamepadProfile }
 
     /// Deprecated by Apple in favour of `buttonMenu`'s handlers: called on `handlerQueue` when the
     /// menu button goes down, after the profile's handlers.
@@ -210,13 +226,16 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     /// own evdev node in this process (`GamepadInput`) from the first look on, the handlers run on
     /// `handlerQueue`. Every pad has it; a pad whose node this program may not read (or the
     /// simulated pad) has one that never changes.
-    open var extendedGamepad: GCExtendedGamepad? { inputProfile }
+    open var extendedGamepad: GCExtendedGamepad? { isBare ? nil : inputProfile }
 
     /// The Siri Remote's profile: no pad of hapticd's has it.
     open var microGamepad: GCMicroGamepad? { nil }
 
     /// The elements by name: the extended gamepad's.
-    open var physicalInputProfile: GCPhysicalInputProfile { inputProfile }
+    open var physicalInputProfile: GCPhysicalInputProfile { isBare ? Self.emptyProfile : inputProfile }
+
+    /// A bare controller's profile: no elements (one for all of them: nothing in it changes).
+    private static let emptyProfile = GCPhysicalInputProfile(values: InputValues(GamepadState(layout: GamepadLayout(.unknown)).committed), elements: [:])
 
     private let input: Mutex<(profile: GCExtendedGamepad?, readers: [GamepadInput])>
 

@@ -446,6 +446,10 @@ private final class ControllerHaptics: @unchecked Sendable {
         _ = copy?.buttonA.value
         let scripted = GCController.withExtendedGamepad()
         scripted.extendedGamepad?.rightTrigger.setValue(0.7)
+        // A placeholder until a pad connects (NES_EMU's `var gameController: GCController = GCController()`).
+        var placeholder: GCController = GCController()
+        if placeholder.extendedGamepad == nil, let first = GCController.controllers().first { placeholder = first }
+        _ = placeholder.vendorName
 
         // Deprecated, still in older games.
         controller.controllerPausedHandler = { (paused: GCController) in _ = paused.playerIndex }

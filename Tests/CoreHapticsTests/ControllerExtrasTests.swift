@@ -159,6 +159,20 @@ import Testing
         #expect(scripted.extendedGamepad?.leftThumbstick.yAxis.value == -1)
     }
 
+    /// `GCController()`, NSObject's initialiser, which Apple's class inherits (NES_EMU keeps one as
+    /// a placeholder until a pad connects, and tests `extendedGamepad == nil`): a controller of no
+    /// device and no profile.
+    @Test func aControllerMadeWithInitHasNoProfileAndNoDevice() {
+        let bare = GCController()
+        #expect(bare.extendedGamepad == nil && bare.gamepad == nil && bare.microGamepad == nil)
+        #expect(bare.haptics == nil && bare.battery == nil && bare.light == nil && bare.motion == nil)
+        #expect(bare.vendorName == nil && bare.productCategory == GCProductCategoryHID && bare.isSnapshot)
+        #expect(bare.physicalInputProfile.elements.isEmpty && bare.physicalInputProfile.allButtons.isEmpty)
+        bare.playerIndex = .index1
+        #expect(bare.playerIndex == .index1)
+        #expect(!GCController.controllers().contains { $0 === bare })
+    }
+
     @Test func snapshotDataIsApplesLayout() throws {
         let layout = GamepadLayout(.unknown)
         var values = GamepadState(layout: layout).committed
