@@ -70,6 +70,7 @@ public protocol GCDevice: NSObjectProtocol {
     var handlerQueue: DispatchQueue { get set }
     var vendorName: String? { get }
     var productCategory: String { get }
+    var physicalInputProfile: GCPhysicalInputProfile { get }
 }
 
 /// A gamepad hapticd drives: Apple's `GCController`.

@@ -471,6 +471,56 @@ private final class ControllerHaptics: @unchecked Sendable {
     }
 }
 
+// MARK: keyboards and mice as game code reads them (none is exposed on Linux)
+
+// @unchecked Sendable: as on Apple platforms in Swift 6 mode, `addObserver`'s block is @Sendable.
+private final class KeyboardAndMouse: @unchecked Sendable {
+    var pressed: Set<GCKeyCode> = []
+    var observers: [NSObjectProtocol] = []
+
+    func watch() {
+        if let keyboard = GCKeyboard.coalesced { attach(keyboard) }
+        observers.append(NotificationCenter.default.addObserver(forName: .GCKeyboardDidConnect, object: nil, queue: .main) { [weak self] note in
+            if let keyboard = note.object as? GCKeyboard { self?.attach(keyboard) }
+        })
+        observers.append(NotificationCenter.default.addObserver(forName: .GCKeyboardDidDisconnect, object: nil, queue: .main) { _ in })
+        for name in [NSNotification.Name.GCMouseDidConnect, .GCMouseDidDisconnect, .GCMouseDidBecomeCurrent, .GCMouseDidStopBeingCurrent] {
+            observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
+                if let mouse = note.object as? GCMouse { self?.attach(mouse) }
+            })
+        }
+        if let mouse = GCMouse.current ?? GCMouse.mice().first { attach(mouse) }
+    }
+
+    func attach(_ keyboard: GCKeyboard) {
+        keyboard.handlerQueue = .main
+        keyboard.keyboardInput?.keyChangedHandler = { [weak self] _, _, keyCode, pressed in
+            if pressed { self?.pressed.insert(keyCode) } else { self?.pressed.remove(keyCode) }
+            switch keyCode {
+            case .spacebar, .returnOrEnter, .keypadEnter: print("jump")
+            case .keyW, .upArrow: print("up")
+            case .F1: print("help")
+            case .leftShift, .rightShift, .leftGUI: break
+            default: break
+            }
+        }
+        let jump = keyboard.keyboardInput?.button(forKeyCode: .spacebar)?.isPressed ?? false
+        _ = (jump, keyboard.keyboardInput?.isAnyKeyPressed, keyboard.productCategory == GCProductCategoryKeyboard)
+        _ = GCKeyCode(rawValue: 0x04) == .keyA && GCKeyCode(0x29) == .escape
+    }
+
+    func attach(_ mouse: GCMouse) {
+        guard let input = mouse.mouseInput else { return }
+        input.mouseMovedHandler = { _, deltaX, deltaY in print(deltaX, deltaY) }
+        input.leftButton.pressedChangedHandler = { _, _, pressed in print(pressed) }
+        input.rightButton?.valueChangedHandler = { _, _, _ in }
+        input.scroll.valueChangedHandler = { _, x, y in print(x, y) }
+        _ = (input.middleButton, input.auxiliaryButtons?.count, mouse.productCategory == GCProductCategoryMouse)
+        let device: any GCDevice = mouse
+        _ = device.physicalInputProfile.buttons
+    }
+}
+
 // MARK: UIKit's feedback generators
 
 @MainActor

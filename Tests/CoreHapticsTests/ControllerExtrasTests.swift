@@ -173,6 +173,19 @@ import Testing
         #expect(!GCController.controllers().contains { $0 === bare })
     }
 
+    /// No keyboard or mouse is exposed (GCKeyboard.swift says why): code finds none, as on a device
+    /// without them. Key codes are the HID keyboard usages, as Apple's.
+    @Test func keyboardsAndMiceAreAbsentAndKeyCodesAreHIDUsages() {
+        #expect(GCKeyboard.coalesced == nil && GCMouse.current == nil && GCMouse.mice().isEmpty)
+        let usages: [(GCKeyCode, Int)] = [
+            (.keyA, 0x04), (.keyZ, 0x1D), (.one, 0x1E), (.zero, 0x27), (.returnOrEnter, 0x28), (.escape, 0x29), (.spacebar, 0x2C),
+            (.capsLock, 0x39), (.F1, 0x3A), (.F12, 0x45), (.rightArrow, 0x4F), (.upArrow, 0x52), (.keypad1, 0x59), (.keypad0, 0x62),
+            (.F13, 0x68), (.F20, 0x6F), (.international1, 0x87), (.LANG9, 0x98), (.leftControl, 0xE0), (.rightGUI, 0xE7),
+        ]
+        for (code, usage) in usages { #expect(code.rawValue == usage, "\(code)") }
+        #expect(Set(usages.map(\.0)).count == usages.count && GCKeyCode(rawValue: 0x2C) == .spacebar)
+    }
+
     @Test func snapshotDataIsApplesLayout() throws {
         let layout = GamepadLayout(.unknown)
         var values = GamepadState(layout: layout).committed
