@@ -55,6 +55,13 @@ public let GCProductCategoryDualShock4 = "DualShock 4"
 public let GCProductCategoryXboxOne = "Xbox One"
 public let GCProductCategoryMFi = "MFi"
 public let GCProductCategoryHID = "HID"
+/// Apple's other product categories: no pad of hapticd's is one of these (code compares against them).
+public let GCProductCategorySiriRemote1stGen = "Siri Remote (1st Generation)"
+public let GCProductCategorySiriRemote2ndGen = "Siri Remote (2nd Generation)"
+public let GCProductCategoryControlCenterRemote = "Control Center Remote"
+public let GCProductCategoryUniversalElectronicsRemote = "Universal Electronics Remote"
+public let GCProductCategoryCoalescedRemote = "Coalesced Remote"
+public let GCProductCategoryArcadeStick = "Arcade Stick"
 
 /// A player's number on a controller's lights.
 public enum GCControllerPlayerIndex: Int, Sendable {

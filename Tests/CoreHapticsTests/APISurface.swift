@@ -516,6 +516,11 @@ private final class KeyboardAndMouse: @unchecked Sendable {
         input.rightButton?.valueChangedHandler = { _, _, _ in }
         input.scroll.valueChangedHandler = { _, x, y in print(x, y) }
         _ = (input.middleButton, input.auxiliaryButtons?.count, mouse.productCategory == GCProductCategoryMouse)
+        let remotes: Set<String> = [
+            GCProductCategorySiriRemote1stGen, GCProductCategorySiriRemote2ndGen, GCProductCategoryControlCenterRemote,
+            GCProductCategoryCoalescedRemote, GCProductCategoryUniversalElectronicsRemote, GCProductCategoryArcadeStick,
+        ]
+        _ = remotes.contains(mouse.productCategory)
         let device: any GCDevice = mouse
         _ = device.physicalInputProfile.buttons
     }
