@@ -137,6 +137,29 @@ import Testing
         expectSignal(p, 1.25, 0.6, 1)
     }
 
+    /// A dense run of transients (Apple's Texture.ahap: 101 dull ones 10–20 ms apart at 0.7, which
+    /// three Unity games in an outside check loop under an intensity control): each pulse lasts what
+    /// a motor needs (80 ms dull here), so several overlap — and they do not add up, or the texture
+    /// would play at full strength whatever its control. Transients that start together (layered
+    /// hits) still sum, and continuous events add to them.
+    @Test func overlappingTransientsDoNotAddUpUnlessTheyStartTogether() {
+        let texture = compile((0..<20).map { .event(.transient(at: 0.012 * Double($0), intensity: 0.7, sharpness: 0)) } + [
+            .parameter(.init(.hapticIntensityControl, 0.5, at: 0.12)),
+        ])
+        expectSignal(texture, 0.1, 0.7, 0)
+        expectSignal(texture, 0.15, 0.35, 0)
+        let layered = compile([
+            .event(.transient(at: 0, intensity: 0.4, sharpness: 0)),
+            .event(.transient(at: 0.001, intensity: 0.3, sharpness: 1)),
+            .event(.transient(at: 0.030, intensity: 0.5, sharpness: 0)),
+            .event(.continuous(at: 0, duration: 1, intensity: 0.2, sharpness: 0)),
+        ])
+        expectSignal(layered, 0.020, 0.9, 0.3 / 0.9)
+        expectSignal(layered, 0.040, 0.7, 0)  // the later transient (0.5) over the first one's dull tail (0.4), and the continuous 0.2
+        let single = compile([.event(.transient(at: 0.030, intensity: 0.9, sharpness: 0)), .event(.transient(at: 0, intensity: 0.4, sharpness: 0))])
+        expectSignal(single, 0.040, 0.9, 0)
+    }
+
     @Test func timeControlsShapeEnvelopesAndPulses() {
         // Attack control adds to AttackTime: 0.25 + 0.25 = 0.5.
         let attack = compile([

@@ -131,19 +131,41 @@ public final class CompiledPattern: Sendable {
     public func frame(at offset: Double, external: ControlValues = .neutral) -> HapticSignal {
         var sum = 0.0
         var weighted = 0.0
-        forEachContribution(at: offset, external: external) { contribution, sharpness in
-            sum += contribution
-            weighted += contribution * sharpness
+        // Transients whose (stretched) pulses overlap: the strongest group of those that start
+        // together (within `transientTogether`), not their sum (docs/rendering.md §4).
+        var best = (sum: 0.0, weighted: 0.0)
+        var group = (start: Double.infinity, sum: 0.0, weighted: 0.0)
+        forEachContribution(at: offset, external: external) { contribution, sharpness, transientStart in
+            guard let start = transientStart else {
+                sum += contribution
+                weighted += contribution * sharpness
+                return
+            }
+            // Candidates come latest start first: a group is those within the window of its latest.
+            if start < group.start - Self.transientTogether {
+                if group.sum > best.sum { best = (group.sum, group.weighted) }
+                group = (start, 0, 0)
+            }
+            group.sum += contribution
+            group.weighted += contribution * sharpness
         }
+        if group.sum > best.sum { best = (group.sum, group.weighted) }
+        sum += best.sum
+        weighted += best.weighted
         guard sum > 0 else { return .silent }
         return HapticSignal(intensity: min(sum, 1), sharpness: min(max(weighted / sum, 0), 1))
     }
+
+    /// Transients that start less than this apart sound together and sum, as layered hits do on
+    /// Apple's actuator; later ones overlap only through the pulse a rumble motor needs (the
+    /// profile's `transientPulse`, far longer than Apple's), and do not add to each other.
+    public static let transientTogether = 0.002
 
     /// Whether any event is still sounding at `offset` (a player has finished when it is past the
     /// pattern's duration and nothing sounds).
     public func isSounding(at offset: Double, external: ControlValues = .neutral) -> Bool {
         var any = false
-        forEachContribution(at: offset, external: external, includeSilent: true) { _, _ in any = true }
+        forEachContribution(at: offset, external: external, includeSilent: true) { _, _, _ in any = true }
         return any
     }
 
@@ -178,10 +200,11 @@ public final class CompiledPattern: Sendable {
         }
     }
 
-    /// Calls `body(contribution, sharpness)` for each event sounding at `offset`.
+    /// Calls `body(contribution, sharpness, transientStart)` for each event sounding at `offset`
+    /// (`transientStart`: a transient's start, nil for a continuous event), latest start first.
     func forEachContribution(
         at offset: Double, external: ControlValues, includeSilent: Bool = false, continuousOnly: Bool = false,
-        _ body: (Double, Double) -> Void
+        _ body: (Double, Double, Double?) -> Void
     ) {
         forEachCandidate(at: offset, external: external) { e, u, c in
             if continuousOnly && e.isTransient { return }
@@ -201,7 +224,7 @@ public final class CompiledPattern: Sendable {
                 level = Self.envelope(e, u, c)
                 if level <= 0 && !(includeSilent && u < e.duration) { return }
             }
-            body(intensity * level * c.intensity, s)
+            body(intensity * level * c.intensity, s, e.isTransient ? e.start : nil)
         }
     }
 

@@ -104,7 +104,7 @@ public struct WaveformRenderer: Sendable {
     /// The continuous events' amplitude and sharpness at `offset` (transients excluded).
     func continuous(_ pattern: CompiledPattern, at offset: Double, _ external: ControlValues) -> (Double, Double) {
         var sum = 0.0, weighted = 0.0
-        pattern.forEachContribution(at: offset, external: external, continuousOnly: true) { contribution, sharpness in
+        pattern.forEachContribution(at: offset, external: external, continuousOnly: true) { contribution, sharpness, _ in
             sum += contribution
             weighted += contribution * sharpness
         }
