@@ -194,8 +194,25 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     /// one — hid-playstation and hid-sony expose it as an LED class device only root may write.
     open var light: GCDeviceLight? { nil }
 
-    /// The pad's motion sensors: nil, as for a controller without them (GCMotion.swift says why).
-    open var motion: GCMotion? { nil }
+    /// The pad's motion sensors (the DualSense's and DualShock 4's, read from their own evdev node
+    /// from the first look on: GCMotion.swift); nil for other pads, where the node cannot be read, and
+    /// for a snapshot.
+    open var motion: GCMotion? {
+        guard !isSnapshot, info["simulated"] != .bool(true), case .string(let path)? = info["path"],
+              [GCProductCategoryDualSense, GCProductCategoryDualShock4].contains(productCategory) else { return nil }
+        return motionFound.withLock { found in
+            if let found = found.value { return found }
+            guard !found.tried else { return nil }
+            found.tried = true
+            guard let node = GamepadInput.motionNode(besides: path), let sensors = MotionInput.open(path: node) else { return nil }
+            let m = GCMotion(sensors: sensors, owner: self)
+            found.value = m
+            return m
+        }
+    }
+
+    /// The motion made at the first look, or that there is none (looked for once).
+    private let motionFound = Mutex<(value: GCMotion?, tried: Bool)>((nil, false))
 
     /// Deprecated by Apple in favour of `extendedGamepad`: the same elements, as the smaller profile
     /// every extended gamepad also has.

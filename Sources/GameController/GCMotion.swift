@@ -1,8 +1,11 @@
-// Apple's `GCMotion` and its value types, so that code reading a controller's motion compiles.
-// `GCController.motion` is nil for every pad hapticd lists: their motion sensors (the DualSense's
-// and DualShock 4's, which hid-playstation and hid-sony give an evdev node of their own) are not
-// read. Apple's `motion` is nil for a controller without motion sensors, and code written for it
-// checks: a game sees a controller without motion, as on a pad that has none.
+// Apple's `GCMotion` and its value types. `GCController.motion` is the DualSense's and DualShock
+// 4's accelerometer and gyroscope, read from the evdev node hid-playstation and hid-sony give them
+// (MotionInput.swift) — as Apple's for those pads: the acceleration with gravity (no separate
+// gravity and user acceleration), the rotation rate, no attitude, and the sensors off until
+// `sensorsActive` is set. nil for other pads, and where the node cannot be read (systemd gives the
+// logged-in user a pad's own node, not its motion sensors': the `input` group, or hapticd's udev
+// rule for hidraw, which does not cover it either).
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -43,10 +46,10 @@ public struct GCEulerAngles: Sendable {
 
 public typealias GCMotionValueChangedHandler = (GCMotion) -> Void
 
-/// A controller's motion: Apple's `GCMotion`. Made only by code (`GCController.motion` is nil here);
-/// its values are what was set.
+/// A controller's motion: Apple's `GCMotion`. A pad's (`GCController.motion`) is read from its
+/// sensors while `sensorsActive`; one made by code holds what was set.
 open class GCMotion: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: every value is behind `state`.
+    // @unchecked Sendable: every value is behind `state`; `reader` is set once.
     private struct State {
         var handler: Unchecked<GCMotionValueChangedHandler?> = Unchecked(nil)
         var sensorsActive = false
@@ -56,15 +59,55 @@ open class GCMotion: NSObject, @unchecked Sendable {
     }
     private let state = Mutex(State())
     weak var owner: GCController?
+    /// A pad's sensors (nil: made by code).
+    private let reader: MotionInput?
+    /// Reports whose handler waits on the handler queue (bounded as the gamepad's).
+    private let queued = Atomic<Int>(0)
 
-    public override init() { super.init() }
+    public override init() {
+        reader = nil
+        super.init()
+    }
+
+    /// A pad's motion, read from its sensors (the reader started here, stopped with the motion).
+    init(sensors: MotionInput, owner: GCController) {
+        reader = sensors
+        self.owner = owner
+        super.init()
+        state.withLock { $0.hasRotationRate = true }
+        sensors.start(motion: self) { [weak owner] in owner?.handlerQueue ?? .main }
+    }
+
+    deinit { reader?.stop() }
+
+    /// The pad reported: while the sensors are active the values change now and the handler runs
+    /// on `queue` (at most `GCExtendedGamepad.maximumQueuedReports` waiting); while not, nothing.
+    func deliver(acceleration: GCAcceleration, rotationRate: GCRotationRate, on queue: DispatchQueue) {
+        let handler = state.withLock { s -> Unchecked<GCMotionValueChangedHandler?>? in
+            guard s.sensorsActive else { return nil }
+            s.acceleration = acceleration
+            s.rotationRate = rotationRate
+            return s.handler
+        }
+        guard let handler, handler.value != nil else { return }
+        guard queued.add(1, ordering: .relaxed).newValue <= GCExtendedGamepad.maximumQueuedReports else {
+            queued.subtract(1, ordering: .relaxed)
+            return
+        }
+        let job = Unchecked({ [self] in
+            defer { queued.subtract(1, ordering: .relaxed) }
+            handler.value?(self)
+        })
+        queue.async { job.value() }
+    }
 
     open var controller: GCController? { owner }
     open var valueChangedHandler: GCMotionValueChangedHandler? {
         get { state.withLock { $0.handler.value } }
         set { let h = Unchecked(newValue); state.withLock { $0.handler = h } }
     }
-    open var sensorsRequireManualActivation: Bool { false }
+    /// A pad's sensors are off until `sensorsActive` is set, as Apple's DualSense's and DualShock 4's.
+    open var sensorsRequireManualActivation: Bool { reader != nil }
     open var sensorsActive: Bool {
         get { state.withLock { $0.sensorsActive } }
         set { state.withLock { $0.sensorsActive = newValue } }

@@ -25,20 +25,8 @@ final class GamepadInput: @unchecked Sendable {
     /// The node's reader, its capabilities and current state read; nil when it cannot be opened or
     /// is not an evdev node.
     static func open(path: String, touchpad: Bool = false) -> GamepadInput? {
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        var dev: OpaquePointer?
-        guard libevdev_new_from_fd(fd, &dev) == 0, let dev else {
-            close(fd)
-            return nil
-        }
-        var pipe = [Int32](repeating: -1, count: 2)
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pipe) == 0 else {
-            libevdev_free(dev)
-            close(fd)
-            return nil
-        }
-        return GamepadInput(fd: fd, device: dev, wake: (pipe[0], pipe[1]), touchpad: touchpad)
+        guard let (fd, dev, wake) = EvdevNode.open(path) else { return nil }
+        return GamepadInput(fd: fd, device: dev, wake: wake, touchpad: touchpad)
     }
 
     private init(fd: Int32, device: OpaquePointer, wake: (read: Int32, write: Int32), touchpad: Bool) {
@@ -97,9 +85,44 @@ final class GamepadInput: @unchecked Sendable {
     deinit { stop() }
 
     private func run(profile: WeakBox<GCExtendedGamepad>, queue: @Sendable () -> DispatchQueue) {
+        EvdevNode.read(fd: fd, device: device, wake: wake.read, stopped: stopped) { ev in
+            guard let changed = state.apply(type: ev.type, code: ev.code, value: ev.value) else { return true }
+            guard let p = profile.object else { return false }
+            p.deliver(changed, after: state.committed, at: HapticService.now(), on: queue())
+            return true
+        }
+    }
+}
+
+/// Opening and reading an evdev node on a thread of its own: the gamepad's, its touchpad's and its
+/// motion sensors' readers.
+enum EvdevNode {
+    /// The node opened (non-blocking), its libevdev device, and a socket pair to wake the reading
+    /// thread with; nil when it cannot be opened or is not an evdev node.
+    static func open(_ path: String) -> (fd: Int32, device: OpaquePointer, wake: (read: Int32, write: Int32))? {
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var dev: OpaquePointer?
+        guard libevdev_new_from_fd(fd, &dev) == 0, let dev else {
+            close(fd)
+            return nil
+        }
+        var pipe = [Int32](repeating: -1, count: 2)
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pipe) == 0 else {
+            libevdev_free(dev)
+            close(fd)
+            return nil
+        }
+        return (fd, dev, (pipe[0], pipe[1]))
+    }
+
+    /// Hands every event to `event` until it returns false, `stopped` is set and `wake` readable, or
+    /// the node goes away. After the kernel dropped events, libevdev hands the difference to the
+    /// state it last reported, ending with a SYN_REPORT; the SYN_DROPPED itself is not passed on.
+    static func read(fd: Int32, device: OpaquePointer, wake: Int32, stopped: borrowing Atomic<Bool>, _ event: (input_event) -> Bool) {
         var syncing = false
         while !stopped.load(ordering: .acquiring) {
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
             let r = poll(&fds, 2, -1)
             if r < 0 {
                 if errno == EINTR { continue }
@@ -117,14 +140,10 @@ final class GamepadInput: @unchecked Sendable {
                 }
                 guard rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue || rc == LIBEVDEV_READ_STATUS_SYNC.rawValue else { return }  // gone (ENODEV)
                 if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
-                    // The kernel dropped events: libevdev hands the difference to the state it last
-                    // reported, ending with a SYN_REPORT; the SYN_DROPPED itself is not passed on.
                     syncing = true
                     if ev.type == UInt16(EV_SYN) && ev.code == UInt16(SYN_DROPPED) { continue }
                 }
-                guard let changed = state.apply(type: ev.type, code: ev.code, value: ev.value) else { continue }
-                guard let p = profile.object else { return }
-                p.deliver(changed, after: state.committed, at: HapticService.now(), on: queue())
+                guard event(ev) else { return }
             }
         }
     }
@@ -135,13 +154,24 @@ extension GamepadInput {
     /// device whose name ends in "Touchpad" (hid-playstation's and hid-sony's), as /dev/input/eventN;
     /// nil when there is none. `sysfs` and `dev` are the roots (tests give their own).
     static func touchpadNode(besides eventNode: String, sysfs: String = "/sys", dev: String = "/dev") -> String? {
+        siblingNode(besides: eventNode, named: "Touchpad", sysfs: sysfs, dev: dev)
+    }
+
+    /// The motion sensors' node beside a pad's evdev node: the input device of the same HID device
+    /// whose name ends in "Motion Sensors" (hid-playstation's and hid-sony's); nil when there is none.
+    static func motionNode(besides eventNode: String, sysfs: String = "/sys", dev: String = "/dev") -> String? {
+        siblingNode(besides: eventNode, named: "Motion Sensors", sysfs: sysfs, dev: dev)
+    }
+
+    /// The input device of the same HID device as `eventNode` whose name ends in `suffix`.
+    static func siblingNode(besides eventNode: String, named suffix: String, sysfs: String, dev: String) -> String? {
         guard let name = PowerSupply.eventName(eventNode) else { return nil }
         let inputs = "\(sysfs)/class/input/\(name)/device/device/input"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: inputs) else { return nil }
         for entry in entries.sorted() where entry.hasPrefix("input") {
             let dir = inputs + "/" + entry
             guard let title = try? String(contentsOfFile: dir + "/name", encoding: .utf8),
-                  title.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("Touchpad"),
+                  title.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix(suffix),
                   let event = (try? FileManager.default.contentsOfDirectory(atPath: dir))?.sorted().first(where: { $0.hasPrefix("event") })
             else { continue }
             return "\(dev)/input/\(event)"

@@ -68,12 +68,54 @@ import Testing
         }
         try "DualSense Wireless Controller\n".write(toFile: inputs + "/input9/name", atomically: true, encoding: .utf8)
         #expect(GamepadInput.touchpadNode(besides: "/dev/input/event7", sysfs: root) == "/dev/input/event9")
+        #expect(GamepadInput.motionNode(besides: "/dev/input/event7", sysfs: root) == "/dev/input/event8", "the motion sensors' node, by the same rule")
         let link = root + "/usb-Sony_DualSense-event-joystick"  // as udev's /dev/input/by-id names it
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/input/event7")
         #expect(GamepadInput.touchpadNode(besides: link, sysfs: root) == "/dev/input/event9", "a link to the node is followed")
         try FileManager.default.removeItem(atPath: inputs + "/input11")
         #expect(GamepadInput.touchpadNode(besides: "/dev/input/event7", sysfs: root) == nil)
         #expect(GamepadInput.touchpadNode(besides: "/dev/hidraw3", sysfs: root) == nil)
+    }
+
+    /// The motion sensors' events as hid-playstation sends them (8192 per g, 1024 per °/s): one
+    /// report per SYN_REPORT that follows a change, in g and radians per second.
+    @Test func motionReportsAreInGAndRadiansPerSecond() throws {
+        #expect(MotionScale(acceleration: [8192, 8192, 0], rotation: [1024, 1024, 1024]) == nil, "every axis needs its resolution")
+        var frame = MotionFrame(scale: try #require(MotionScale(acceleration: [8192, 8192, 8192], rotation: [1024, 1024, 1024])))
+        let abs = C.evAbs, syn = C.evSyn
+        #expect(frame.apply(type: syn, code: 0, value: 0) == nil, "nothing changed: no report")
+        #expect(frame.apply(type: abs, code: 0x02, value: 8192) == nil, "ABS_Z: 1 g")
+        #expect(frame.apply(type: abs, code: 0x00, value: -4096) == nil, "ABS_X: −0.5 g")
+        #expect(frame.apply(type: abs, code: 0x03, value: 90 * 1024) == nil, "ABS_RX: 90 °/s")
+        #expect(frame.apply(type: abs, code: 0x05, value: -180 * 1024) == nil, "ABS_RZ: −180 °/s")
+        let applied = frame.apply(type: syn, code: 0, value: 0)
+        let report = try #require(applied)
+        #expect(report.acceleration.x == -0.5 && report.acceleration.y == 0 && report.acceleration.z == 1)
+        #expect(Swift.abs(report.rotationRate.x - .pi / 2) < 1e-12 && report.rotationRate.y == 0 && Swift.abs(report.rotationRate.z + .pi) < 1e-12)
+        #expect(frame.apply(type: abs, code: 0x02, value: 8192) == nil && frame.apply(type: syn, code: 0, value: 0) == nil, "the same value again: no report")
+        #expect(frame.apply(type: abs, code: 0x10, value: 5) == nil && frame.apply(type: syn, code: 0, value: 0) == nil, "another axis (ABS_HAT0X) is not motion")
+    }
+
+    /// A pad's motion takes values and runs its handler on the queue only while its sensors are
+    /// active (Apple's DualSense and DualShock 4 need `sensorsActive`); a made one by code has none.
+    @Test func motionIsDeliveredOnlyWhileTheSensorsAreActive() async throws {
+        let motion = GCMotion()
+        #expect(!motion.sensorsRequireManualActivation && motion.controller == nil)
+        let calls = Mutex(0)
+        motion.valueChangedHandler = { _ in calls.withLock { $0 += 1 } }
+        let queue = DispatchQueue(label: "motion handlers")
+        let up = GCAcceleration(x: 0, y: 0, z: 1), turning = GCRotationRate(x: 1, y: 0, z: 0)
+        motion.deliver(acceleration: up, rotationRate: turning, on: queue)
+        queue.sync {}
+        #expect(motion.acceleration.z == 0 && motion.rotationRate.x == 0 && calls.withLock { $0 } == 0, "inactive: nothing")
+        motion.sensorsActive = true
+        motion.deliver(acceleration: up, rotationRate: turning, on: queue)
+        queue.sync {}
+        #expect(motion.acceleration.z == 1 && motion.rotationRate.x == 1 && calls.withLock { $0 } == 1, "active: the values, then the handler on its queue")
+        #expect(!motion.hasGravityAndUserAcceleration && motion.gravity.z == 0, "the acceleration with gravity, as the DualSense gives it")
+        let padless = GCController(pad: 0, info: JSONObject(["path": .string("/dev/input/event7"), "profile": .string("dualsense"), "simulated": .bool(true)]))
+        #expect(padless.motion == nil, "the simulated pad has no sensors")
+        #expect(GCController.withExtendedGamepad().motion == nil && GCController().motion == nil)
     }
 
     @Test func powerSupplyAttributesReadAsApplesLevelsAndStates() {

@@ -530,6 +530,8 @@ static size_t xbox_get_report(struct pad *p, uint8_t rnum, uint8_t *out) {
 // (buttons[2] 0x02) down, one finger (contact id 1, bit 7 clear: touching) at x 1919, y 0 — the
 // touchpad's top right corner — the second point lifted (0x80); released: all up, both lifted.
 // Status (battery) 0x17 in both: charging (high nibble 1), 7 → 7 × 10 + 5 = 75 %.
+// Motion: the pad lying flat (accel z 0x2000: about 1 g after ds5_calibration), turning about its x
+// axis while pressed (gyro pitch 1000: about 61 °/s after the calibration), still when released.
 static void dualsense_button(struct pad *p, int down) {
     uint8_t r[64];
     memset(r, 0, sizeof r);
@@ -537,6 +539,9 @@ static void dualsense_button(struct pad *p, int down) {
     r[1] = r[2] = r[3] = r[4] = 0x80;          // x, y, rx, ry
     r[8] = 0x08 | (down ? 0x20 : 0);           // buttons[0]: hat neutral, cross
     r[10] = down ? 0x02 : 0;                   // buttons[2]: the touchpad's click
+    r[16] = down ? 0xE8 : 0;                   // gyro[0] (pitch) = 1000
+    r[17] = down ? 0x03 : 0;
+    r[27] = 0x20;                              // accel[2] (z) = 0x2000
     r[33] = down ? 0x01 : 0x80;                // points[0].contact
     r[34] = 0x7F;                              // x_lo (1919 = 0x77F)
     r[35] = 0x07;                              // x_hi (low nibble), y_lo (high nibble): 0
