@@ -158,6 +158,18 @@ import Testing
         expectSignal(layered, 0.040, 0.7, 0)  // the later transient (0.5) over the first one's dull tail (0.4), and the continuous 0.2
         let single = compile([.event(.transient(at: 0.030, intensity: 0.9, sharpness: 0)), .event(.transient(at: 0, intensity: 0.4, sharpness: 0))])
         expectSignal(single, 0.040, 0.9, 0)
+        // A weaker sharp click in a stronger dull one's tail still comes through on its own side:
+        // dull 0.7, sharp 0.5 → I = √(0.49 + 0.25), S = 0.25 / 0.74.
+        let click = compile([.event(.transient(at: 0, intensity: 0.7, sharpness: 0)), .event(.transient(at: 0.020, intensity: 0.5, sharpness: 1))])
+        expectSignal(click, 0.030, 0.74.squareRoot(), 0.25 / 0.74)
+        // Groups are fixed when the pattern is compiled: a tap that starts or ends never splits or
+        // joins others (two dull halves at 0 and 1.5 ms are one hit; a weak sharp tap at 3 ms is not
+        // part of it, and the hit stays whole before, during and after it).
+        let hit = compile([
+            .event(.transient(at: 0, intensity: 0.5, sharpness: 0)), .event(.transient(at: 0.0015, intensity: 0.5, sharpness: 0)),
+            .event(.transient(at: 0.003, intensity: 0.1, sharpness: 1)),
+        ])
+        for t in [0.0025, 0.010, 0.040] { #expect(hit.frame(at: t).intensity == 1, "at \(t)") }
     }
 
     @Test func timeControlsShapeEnvelopesAndPulses() {

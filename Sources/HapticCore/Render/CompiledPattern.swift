@@ -26,6 +26,9 @@ public final class CompiledPattern: Sendable {
         var releaseSeconds = 0.0
         /// Index into `envelopes` of the event's own intensity/sharpness envelope, or -1.
         var envelope: Int32 = -1
+        /// A transient's group: those starting within `transientTogether` of the group's first
+        /// (numbered in start order); -1 for a continuous event.
+        var group: Int32 = -1
     }
 
     public let pattern: HapticPattern
@@ -91,6 +94,14 @@ public final class CompiledPattern: Sendable {
         }
         self.envelopes = envelopes
         events.sort { $0.start < $1.start }  // stable in Swift: file order among equal starts
+        var groupStart = -Double.infinity, group: Int32 = -1
+        for i in events.indices where events[i].isTransient {
+            if events[i].start - groupStart >= Self.transientTogether {
+                group += 1
+                groupStart = events[i].start
+            }
+            events[i].group = group
+        }
 
         // With the pattern's own controls at their most prolonging values: the usual silent point of
         // each event, and of the whole pattern.
@@ -131,34 +142,45 @@ public final class CompiledPattern: Sendable {
     public func frame(at offset: Double, external: ControlValues = .neutral) -> HapticSignal {
         var sum = 0.0
         var weighted = 0.0
-        // Transients whose (stretched) pulses overlap: the strongest group of those that start
-        // together (within `transientTogether`), not their sum (docs/rendering.md §4).
-        var best = (sum: 0.0, weighted: 0.0)
-        var group = (start: Double.infinity, sum: 0.0, weighted: 0.0)
-        forEachContribution(at: offset, external: external) { contribution, sharpness, transientStart in
-            guard let start = transientStart else {
+        // Transients whose (stretched) pulses overlap: those that start together (a group) sum; the
+        // groups combine by the strongest on each side of the equal-power crossfade — dull
+        // `I·√(1−S)`, sharp `I·√S` — not by their sum (docs/rendering.md §4).
+        var dull = 0.0, sharp = 0.0
+        var group = (id: Int32(-1), sum: 0.0, weighted: 0.0)
+        func endGroup() {
+            guard group.sum > 0 else { return }
+            let i = min(group.sum, 1), s = min(max(group.weighted / group.sum, 0), 1)
+            dull = max(dull, i * (1 - s).squareRoot())
+            sharp = max(sharp, i * s.squareRoot())
+        }
+        forEachContribution(at: offset, external: external) { contribution, sharpness, transientGroup in
+            guard let g = transientGroup else {
                 sum += contribution
                 weighted += contribution * sharpness
                 return
             }
-            // Candidates come latest start first: a group is those within the window of its latest.
-            if start < group.start - Self.transientTogether {
-                if group.sum > best.sum { best = (group.sum, group.weighted) }
-                group = (start, 0, 0)
+            // Candidates come latest start first, so a group's transients come one after another.
+            if g != group.id {
+                endGroup()
+                group = (g, 0, 0)
             }
             group.sum += contribution
             group.weighted += contribution * sharpness
         }
-        if group.sum > best.sum { best = (group.sum, group.weighted) }
-        sum += best.sum
-        weighted += best.weighted
+        endGroup()
+        let energy = dull * dull + sharp * sharp
+        if energy > 0 {
+            let i = min(energy.squareRoot(), 1)
+            sum += i
+            weighted += i * (sharp * sharp / energy)
+        }
         guard sum > 0 else { return .silent }
         return HapticSignal(intensity: min(sum, 1), sharpness: min(max(weighted / sum, 0), 1))
     }
 
-    /// Transients that start less than this apart sound together and sum, as layered hits do on
-    /// Apple's actuator; later ones overlap only through the pulse a rumble motor needs (the
-    /// profile's `transientPulse`, far longer than Apple's), and do not add to each other.
+    /// Transients that start less than this after a group's first sound together and sum, as
+    /// layered hits do on Apple's actuator; later ones overlap only through the pulse a rumble motor
+    /// needs (the profile's `transientPulse`, far longer than Apple's), and do not add to each other.
     public static let transientTogether = 0.002
 
     /// Whether any event is still sounding at `offset` (a player has finished when it is past the
@@ -200,11 +222,11 @@ public final class CompiledPattern: Sendable {
         }
     }
 
-    /// Calls `body(contribution, sharpness, transientStart)` for each event sounding at `offset`
-    /// (`transientStart`: a transient's start, nil for a continuous event), latest start first.
+    /// Calls `body(contribution, sharpness, transientGroup)` for each event sounding at `offset`
+    /// (`transientGroup`: a transient's `group`, nil for a continuous event), latest start first.
     func forEachContribution(
         at offset: Double, external: ControlValues, includeSilent: Bool = false, continuousOnly: Bool = false,
-        _ body: (Double, Double, Double?) -> Void
+        _ body: (Double, Double, Int32?) -> Void
     ) {
         forEachCandidate(at: offset, external: external) { e, u, c in
             if continuousOnly && e.isTransient { return }
@@ -224,7 +246,7 @@ public final class CompiledPattern: Sendable {
                 level = Self.envelope(e, u, c)
                 if level <= 0 && !(includeSilent && u < e.duration) { return }
             }
-            body(intensity * level * c.intensity, s, e.isTransient ? e.start : nil)
+            body(intensity * level * c.intensity, s, e.isTransient ? e.group : nil)
         }
     }
 
