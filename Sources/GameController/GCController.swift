@@ -104,6 +104,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         padHaptics = snapshot == nil ? GCDeviceHaptics(pad: pad) : nil
         input = Mutex((snapshot, []))
         isBare = false
+        bareProfile = nil
         super.init()
         snapshot?.owner = self
     }
@@ -117,7 +118,9 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         padHaptics = nil
         input = Mutex((nil, []))
         isBare = true
+        bareProfile = GCPhysicalInputProfile(values: InputValues(GamepadState(layout: GamepadLayout(.unknown)).committed), elements: [:])
         super.init()
+        bareProfile?.owner = self
     }
 
     /// Made by `init()`: no profile at all.
@@ -200,10 +203,13 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     open var motion: GCMotion? {
         guard !isSnapshot, info["simulated"] != .bool(true), case .string(let path)? = info["path"],
               [GCProductCategoryDualSense, GCProductCategoryDualShock4].contains(productCategory) else { return nil }
+        let now = HapticService.now()
         return motionFound.withLock { found in
             if let found = found.value { return found }
-            guard !found.tried else { return nil }
-            found.tried = true
+            // The sensors' node comes a moment after the pad's (and its permissions after it): a
+            // look that found none is made again, at most once a second.
+            if let tried = found.tried, now - tried < 1 { return nil }
+            found.tried = now
             guard let node = GamepadInput.motionNode(besides: path), let sensors = MotionInput.open(path: node) else { return nil }
             let m = GCMotion(sensors: sensors, owner: self)
             found.value = m
@@ -211,8 +217,8 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         }
     }
 
-    /// The motion made at the first look, or that there is none (looked for once).
-    private let motionFound = Mutex<(value: GCMotion?, tried: Bool)>((nil, false))
+    /// The motion made at a look, or when the last look found none.
+    private let motionFound = Mutex<(value: GCMotion?, tried: TimeInterval?)>((nil, nil))
 
     /// Deprecated by Apple in favour of `extendedGamepad`: the same elements, as the smaller profile
     /// every extended gamepad also has.
@@ -237,7 +243,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     /// A controller whose extended gamepad is this one's as it is now, apart from the pad: its
     /// values stay, `setValue` changes them; no haptics, no battery (Apple's `capture()`).
     open func capture() -> GCController {
-        GCController(pad: pad, info: info, snapshot: inputProfile.capture())
+        isBare ? GCController() : GCController(pad: pad, info: info, snapshot: inputProfile.capture())
     }
 
     /// A controller made by code, with an extended gamepad at rest that only `setValue` moves (Apple's
@@ -257,10 +263,10 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     open var microGamepad: GCMicroGamepad? { nil }
 
     /// The elements by name: the extended gamepad's.
-    open var physicalInputProfile: GCPhysicalInputProfile { isBare ? Self.emptyProfile : inputProfile }
+    open var physicalInputProfile: GCPhysicalInputProfile { bareProfile ?? inputProfile }
 
-    /// A bare controller's profile: no elements (one for all of them: nothing in it changes).
-    private static let emptyProfile = GCPhysicalInputProfile(values: InputValues(GamepadState(layout: GamepadLayout(.unknown)).committed), elements: [:])
+    /// A bare controller's profile: no elements.
+    private let bareProfile: GCPhysicalInputProfile?
 
     private let input: Mutex<(profile: GCExtendedGamepad?, readers: [GamepadInput])>
 

@@ -71,7 +71,7 @@ public typealias GCKeyboardValueChangedHandler = (GCKeyboardInput, GCControllerB
 
 /// A keyboard (Apple's `GCKeyboard`): none on Linux (above) — `coalesced` is nil.
 open class GCKeyboard: NSObject, GCDevice, @unchecked Sendable {
-    // @unchecked Sendable: the handler queue is behind `queue`; nothing else is stored.
+    // @unchecked Sendable: the handler queue is behind `queue`; the profile is set once.
     private let queue = Mutex(DispatchQueue.main)
     private let profile: GCKeyboardInput
 

@@ -49,7 +49,8 @@ public typealias GCMotionValueChangedHandler = (GCMotion) -> Void
 /// A controller's motion: Apple's `GCMotion`. A pad's (`GCController.motion`) is read from its
 /// sensors while `sensorsActive`; one made by code holds what was set.
 open class GCMotion: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: every value is behind `state`; `reader` is set once.
+    // @unchecked Sendable: every value is behind `state`; `reader` is set once, and `owner` (weak)
+    // only in `init`.
     private struct State {
         var handler: Unchecked<GCMotionValueChangedHandler?> = Unchecked(nil)
         var sensorsActive = false
@@ -69,13 +70,13 @@ open class GCMotion: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    /// A pad's motion, read from its sensors (the reader started here, stopped with the motion).
+    /// A pad's motion, read from its sensors once they are first made active (stopped with the
+    /// motion).
     init(sensors: MotionInput, owner: GCController) {
         reader = sensors
         self.owner = owner
         super.init()
         state.withLock { $0.hasRotationRate = true }
-        sensors.start(motion: self) { [weak owner] in owner?.handlerQueue ?? .main }
     }
 
     deinit { reader?.stop() }
@@ -108,9 +109,14 @@ open class GCMotion: NSObject, @unchecked Sendable {
     }
     /// A pad's sensors are off until `sensorsActive` is set, as Apple's DualSense's and DualShock 4's.
     open var sensorsRequireManualActivation: Bool { reader != nil }
+    /// A pad's sensors are read from the first time this is set (the reader's thread then runs
+    /// until the motion goes); while false, reports change nothing.
     open var sensorsActive: Bool {
         get { state.withLock { $0.sensorsActive } }
-        set { state.withLock { $0.sensorsActive = newValue } }
+        set {
+            state.withLock { $0.sensorsActive = newValue }
+            if newValue, let reader { reader.start(motion: self) { [weak owner] in owner?.handlerQueue ?? .main } }
+        }
     }
     open var hasGravityAndUserAcceleration: Bool { state.withLock { $0.hasGravityAndUserAcceleration } }
     open var hasAttitude: Bool { state.withLock { $0.hasAttitude } }

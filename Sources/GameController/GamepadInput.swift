@@ -77,9 +77,7 @@ final class GamepadInput: @unchecked Sendable {
 
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
-        close(wake.write)
+        EvdevNode.wake(wake.write)
     }
 
     deinit { stop() }
@@ -114,6 +112,15 @@ enum EvdevNode {
             return nil
         }
         return (fd, dev, (pipe[0], pipe[1]))
+    }
+
+    /// Wakes the reading thread to end (`read`) and closes `fd`, the socket's writing end. Without
+    /// SIGPIPE: the thread may have ended already (its node gone) and closed the other end, and a
+    /// plain write would then kill the program.
+    static func wake(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = send(fd, &byte, 1, Int32(MSG_NOSIGNAL))
+        close(fd)
     }
 
     /// Hands every event to `event` until it returns false, `stopped` is set and `wake` readable, or

@@ -16,6 +16,7 @@ final class MotionInput: @unchecked Sendable {
     private let device: OpaquePointer
     private let wake: (read: Int32, write: Int32)
     private let stopped = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
     private let scale: MotionScale
 
     /// The node's reader; nil when it cannot be opened or is not a motion sensor with both sensors'
@@ -45,7 +46,9 @@ final class MotionInput: @unchecked Sendable {
     }
 
     /// Reads until `stop()`, the node goes away, or `motion` does; each report's values go to it.
+    /// Once: later calls do nothing.
     func start(motion: GCMotion, queue: @escaping @Sendable () -> DispatchQueue) {
+        guard !stopped.load(ordering: .acquiring), !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let weakMotion = WeakBox(motion)
         let thread = Thread { [self] in
             var frame = MotionFrame(scale: scale)
@@ -68,12 +71,18 @@ final class MotionInput: @unchecked Sendable {
 
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
-        close(wake.write)
+        EvdevNode.wake(wake.write)
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        // Never started: the thread that would have closed them never ran.
+        if !started.load(ordering: .acquiring) {
+            libevdev_free(device)
+            close(fd)
+            close(wake.read)
+        }
+    }
 }
 
 /// Units per g of each accelerometer axis and per degree per second of each gyroscope axis (the

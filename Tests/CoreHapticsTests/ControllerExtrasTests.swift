@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 @testable import GameController
 import HapticCore
 import Synchronization
@@ -116,6 +117,16 @@ import Testing
         let padless = GCController(pad: 0, info: JSONObject(["path": .string("/dev/input/event7"), "profile": .string("dualsense"), "simulated": .bool(true)]))
         #expect(padless.motion == nil, "the simulated pad has no sensors")
         #expect(GCController.withExtendedGamepad().motion == nil && GCController().motion == nil)
+    }
+
+    /// Stopping a reader whose thread has already ended (its pad unplugged: the thread closed its end
+    /// of the wake socket) must not raise SIGPIPE, which would kill the program.
+    @Test func wakingAReaderThatHasEndedRaisesNoSignal() {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        close(pair[0])  // the reading thread's end, closed as it ended
+        EvdevNode.wake(pair[1])  // the process survives this line
+        #expect(fcntl(pair[1], F_GETFD) == -1, "and the writing end is closed")
     }
 
     @Test func powerSupplyAttributesReadAsApplesLevelsAndStates() {

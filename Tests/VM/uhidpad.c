@@ -530,8 +530,8 @@ static size_t xbox_get_report(struct pad *p, uint8_t rnum, uint8_t *out) {
 // (buttons[2] 0x02) down, one finger (contact id 1, bit 7 clear: touching) at x 1919, y 0 — the
 // touchpad's top right corner — the second point lifted (0x80); released: all up, both lifted.
 // Status (battery) 0x17 in both: charging (high nibble 1), 7 → 7 × 10 + 5 = 75 %.
-// Motion: the pad lying flat (accel z 0x2000: about 1 g after ds5_calibration), turning about its x
-// axis while pressed (gyro pitch 1000: about 61 °/s after the calibration), still when released.
+// Motion (test values): accel z 0x2000 (about 1 g after ds5_calibration) throughout, and turning
+// about the x axis while pressed (gyro pitch 1000: about 61 °/s after the calibration), still after.
 static void dualsense_button(struct pad *p, int down) {
     uint8_t r[64];
     memset(r, 0, sizeof r);
