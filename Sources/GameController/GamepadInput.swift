@@ -67,9 +67,7 @@ final class GamepadInput: @unchecked Sendable {
         let weakProfile = WeakBox(profile)
         let thread = Thread { [self] in
             run(profile: weakProfile, queue: queue)
-            libevdev_free(device)
-            close(fd)
-            close(wake.read)
+            EvdevNode.release(fd: fd, device: device, wakeRead: wake.read)
         }
         thread.name = "GameController input"
         thread.start()
@@ -112,6 +110,13 @@ enum EvdevNode {
             return nil
         }
         return (fd, dev, (pipe[0], pipe[1]))
+    }
+
+    /// Frees what `open` gave but the wake socket's writing end (`wake(_:)` closes that).
+    static func release(fd: Int32, device: OpaquePointer, wakeRead: Int32) {
+        libevdev_free(device)
+        close(fd)
+        close(wakeRead)
     }
 
     /// Wakes the reading thread to end (`read`) and closes `fd`, the socket's writing end. Without

@@ -29,9 +29,7 @@ final class MotionInput: @unchecked Sendable {
         }
         let accelerometer = libevdev_has_property(dev, UInt32(INPUT_PROP_ACCELEROMETER)) == 1
         guard accelerometer, let scale = MotionScale(acceleration: [ABS_X, ABS_Y, ABS_Z].map(resolution), rotation: [ABS_RX, ABS_RY, ABS_RZ].map(resolution)) else {
-            libevdev_free(dev)
-            close(fd)
-            close(wake.read)
+            EvdevNode.release(fd: fd, device: dev, wakeRead: wake.read)
             close(wake.write)
             return nil
         }
@@ -61,9 +59,7 @@ final class MotionInput: @unchecked Sendable {
                 m.deliver(acceleration: report.acceleration, rotationRate: report.rotationRate, on: queue())
                 return true
             }
-            libevdev_free(device)
-            close(fd)
-            close(wake.read)
+            EvdevNode.release(fd: fd, device: device, wakeRead: wake.read)
         }
         thread.name = "GameController motion"
         thread.start()
@@ -77,11 +73,7 @@ final class MotionInput: @unchecked Sendable {
     deinit {
         stop()
         // Never started: the thread that would have closed them never ran.
-        if !started.load(ordering: .acquiring) {
-            libevdev_free(device)
-            close(fd)
-            close(wake.read)
-        }
+        if !started.load(ordering: .acquiring) { EvdevNode.release(fd: fd, device: device, wakeRead: wake.read) }
     }
 }
 
