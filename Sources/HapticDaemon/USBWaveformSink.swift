@@ -294,7 +294,10 @@ public final class DualSenseUSBWaveformSink: WaveformTransport {
         // The motors stop before the voice coils take over (the stream starts with this pass, with
         // what began since the motors' last render).
         if pipeline.pacer.written != .zero { try? rumble.apply(.set(.zero)) }
-        let rendered = pipeline.renderedAt
+        // What the motors' pacer still holds (a pulse waiting for the interval) was not carried:
+        // the stream looks since the motors' last write then, not their last render.
+        var rendered = pipeline.renderedAt
+        if pipeline.pacer.hasPendingOutput, let w = pipeline.pacer.lastWriteTime { rendered = min(rendered ?? w, w) }
         pipeline.resetOutput()
         stream.reset(lookingSince: rendered)
         streamStarts = stream.starts
