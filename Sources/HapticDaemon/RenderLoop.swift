@@ -385,10 +385,10 @@ public final class RenderLoop: @unchecked Sendable {
             emit(.deviceError(pad: id, message: error.description, disconnected: error.kind == .disconnected))
             pad.sink?.release()
             pad.sink = nil
-            if error.kind == .disconnected {
-                pad.pipeline.engine.deviceDisconnected()
-            } else {
-                pad.pipeline.engine.systemError()
+            // Every engine of the pad (each locality's), not just the default one: their players have
+            // no device to play on either, and their owners hear it (stopped handler, finished).
+            for engine in pad.engines {
+                if error.kind == .disconnected { engine.deviceDisconnected() } else { engine.systemError() }
             }
             pad.pipeline.resetOutput()
         }

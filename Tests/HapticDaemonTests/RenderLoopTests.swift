@@ -150,6 +150,29 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         #expect(!loop.isArmed)
     }
 
+    /// A write that fails stops every engine of the pad, each locality's, not only the default one:
+    /// a handle's player has no device to play on either, and its owner hears it (engine stopped,
+    /// player ended).
+    @Test(arguments: [DeviceError.Kind.disconnected, .invalidArgument])
+    func aFailedWriteStopsTheEngineOfEveryLocality(kind: DeviceError.Kind) throws {
+        let loop = RenderLoop(mode: .event)
+        let sink = RecordingSink()
+        let events = EventLog()
+        loop.setEventHandler { events.append($0) }
+        loop.addPad(1, sink: sink, profile: .generic)
+        sink.failWith = DeviceError(kind: kind, operation: .upload, path: "/dev/input/event9")
+        let player = try loop.perform { access in
+            let left = try #require(access.engine(1, creating: .leftHandle))
+            let p = try left.makePlayer(pattern(duration: 2))
+            try left.start(p)
+            return p
+        }
+        let reason: HapticEngine.StoppedReason = kind == .disconnected ? .gameControllerDisconnect : .systemError
+        #expect(events.all.contains(.engineStopped(pad: 1, locality: .leftHandle, reason: reason)), "\(events.all)")
+        #expect(events.all.contains(.playerEnded(pad: 1, locality: .leftHandle, player: player, end: .stopped)), "\(events.all)")
+        #expect(sink.released)
+    }
+
     /// Event-driven: a rumble that does not change costs no wakeups between its start and its end.
     @Test func aConstantRumbleWakesTheLoopOnlyAtItsEnd() throws {
         let loop = RenderLoop(mode: .event)
