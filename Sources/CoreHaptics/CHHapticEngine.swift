@@ -80,6 +80,14 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         var active = false
         /// The player object is gone but its pattern plays on: destroyed in hapticd when it ends.
         var orphan = false
+        /// An orphan's completion handler (an advanced player's): called when it ends, as the
+        /// player's own would have been — the engine keeps what plays, as Apple's does.
+        var completion: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>?
+
+        /// The completion handler to call when it ends: the player's own, or the one it left.
+        var completionHandler: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? {
+            player?.completionHandlerIfAdvanced ?? completion
+        }
     }
 
     struct State {
@@ -461,11 +469,12 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// nothing could stop it otherwise but stopping the engine (the Unity plug-in's `DestroyPlayer`
     /// of a looping player left it playing, found by a stranger's check; a paused one was kept for
     /// good, counting against the connection's players).
-    func release(_ id: Int, endless: Bool = false) {
+    func release(_ id: Int, endless: Bool = false, completion: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? = nil) {
         let (keep, wasActive) = state.withLock { s -> (Bool, Bool) in
             guard let r = s.players[id] else { return (false, false) }
             if r.active && !endless {
                 s.players[id]!.orphan = true
+                s.players[id]!.completion = completion
                 return (true, true)
             }
             s.players[id] = nil
@@ -489,18 +498,18 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     /// `player.finished`.
     func playerEnded(_ id: Int) {
-        let (known, player, orphan) = state.withLock { s -> (Bool, PatternPlayer?, Bool) in
+        let (known, completion, orphan) = state.withLock { s -> (Bool, Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>?, Bool) in
             guard var r = s.players[id] else { return (false, nil, false) }
             r.active = false
             if r.orphan { s.players[id] = nil } else { s.players[id] = r }
-            return (true, r.player, r.orphan)
+            return (true, r.completionHandler, r.orphan)
         }
         if orphan {
             service.post("player.destroy", JSONObject(["player": .number(Double(id))]))
         } else if known {
             service.own(id, by: self)  // it may be started again (not one `release` freed meanwhile)
         }
-        if let handler = player?.completionHandlerIfAdvanced {
+        if let handler = completion {
             handlerQueue.async { handler.value(nil) }
         }
         scheduleIdleCheck()
@@ -534,9 +543,9 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// program starts the engine again.
     func resetByDaemon() {
         let error = CHHapticError(.invalidPatternPlayer, "the pad's engine was reset: make the player again")
-        let (handler, ids, playing) = state.withLock { s -> (Unchecked<ResetHandler>, [Int], [PatternPlayer]) in
+        let (handler, ids, playing) = state.withLock { s -> (Unchecked<ResetHandler>, [Int], [Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>]) in
             let ids = Array(s.players.keys)
-            let playing = s.players.values.filter(\.active).compactMap(\.player)
+            let playing = s.players.values.filter(\.active).compactMap(\.completionHandler)
             invalidatePlayers(&s, because: error)
             return (s.resetHandler, ids, playing)
         }
@@ -551,9 +560,9 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// `player.finished`, cannot), as does `notifyWhenPlayersFinished`.
     func serverLost() {
         let error = CHHapticError(.serverInterrupted, "hapticd went away")
-        let (handler, playing) = state.withLock { s -> (Unchecked<StoppedHandler>?, [PatternPlayer]) in
+        let (handler, playing) = state.withLock { s -> (Unchecked<StoppedHandler>?, [Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>]) in
             let wasRunning = s.running
-            let playing = s.players.values.filter(\.active).compactMap(\.player)
+            let playing = s.players.values.filter(\.active).compactMap(\.completionHandler)
             invalidatePlayers(&s, because: error)
             s.lostServer = true
             return (wasRunning ? s.stoppedHandler : nil, playing)
@@ -574,9 +583,9 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         handlerQueue.async { handler.value() }
     }
 
-    /// Calls the completion handlers of the advanced players among `players` with `error`.
-    private func finish(_ players: [PatternPlayer], _ error: CHHapticError) {
-        for case let completion? in players.map(\.completionHandlerIfAdvanced) {
+    /// Calls these completion handlers (the advanced players' that were playing) with `error`.
+    private func finish(_ completions: [Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>], _ error: CHHapticError) {
+        for completion in completions {
             handlerQueue.async { completion.value(error) }
         }
     }

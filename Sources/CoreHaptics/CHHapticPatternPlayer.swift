@@ -45,8 +45,9 @@ public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
 }
 
 /// hapticd's player behind `CHHapticPatternPlayer`: a hapticd player (`player.create`) owned by its
-/// engine. One whose last reference goes while it plays plays to its end — unless it loops: a loop
-/// nobody holds could be stopped only by stopping its engine, so it stops then.
+/// engine. One whose last reference goes while it plays plays to its end, and an advanced one's
+/// completion handler is called then — unless it loops (or is paused): a loop nobody holds could be
+/// stopped only by stopping its engine, so it stops then.
 class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
     // @unchecked Sendable: the mutable state is in `local`, behind its mutex.
     let engine: CHHapticEngine
@@ -78,7 +79,8 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         super.init()
     }
 
-    deinit { engine.release(id, endless: local.withLock { $0.loopEnabled || $0.held }) }
+    // One that plays on leaves its completion handler with the engine, called when it ends.
+    deinit { engine.release(id, endless: local.withLock { $0.loopEnabled || $0.held }, completion: completionHandlerIfAdvanced) }
 
     var ownMuted: Bool { local.withLock { $0.muted } }
     var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { nil }

@@ -212,6 +212,38 @@ extension CoreHapticsSuite {
         #expect(daemon.terminate() == 0)
     }
 
+    /// An advanced player dropped while it plays plays on to its end — and its completion handler
+    /// runs then, on the handler queue, as if it were held (expo-ahap's "finished" event to
+    /// JavaScript, from a player it keeps no reference to, found by an outside check); one dropped
+    /// while the daemon goes away hears that.
+    @Test func aDroppedAdvancedPlayerStillHearsItsEnd() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let finished = Recorder<Int>()
+        let queue = engine.handlerQueue
+        var player: (any CHHapticAdvancedPatternPlayer)? = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 0.3)], parameters: []))
+        player?.completionHandler = { error in
+            dispatchPrecondition(condition: .onQueue(queue))
+            finished.record((error as? CHHapticError)?.code.rawValue ?? 0)
+        }
+        try player?.start(atTime: 0)
+        player = nil
+        #expect(finished.wait(), "the dropped player's completion handler ran at its end")
+        #expect(finished.all == [0])
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 && $0.3 == 0 } == true }, "and the pattern played to its end")
+
+        let interrupted = Recorder<Int>()
+        player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        player?.completionHandler = { error in interrupted.record((error as? CHHapticError)?.code.rawValue ?? 0) }
+        try player?.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 || $0.3 > 0 } == true })
+        player = nil
+        #expect(daemon.terminate() == 0)
+        #expect(interrupted.wait(), "a dropped player that was playing hears the daemon go away")
+        #expect(interrupted.all == [CHHapticError.Code.serverInterrupted.rawValue])
+    }
+
     @Test func theDaemonGoingAwayFinishesThePlayersThatPlayed() throws {
         let daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()
