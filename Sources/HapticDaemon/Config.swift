@@ -38,6 +38,10 @@ public struct DaemonConfig: Equatable, Sendable {
     /// `event`: wake only when an output can change (default); `fixed`: tick every `tickPeriod`.
     public var renderMode = RenderMode.event
     public var tickPeriod = 0.004
+    /// The render thread's SCHED_FIFO priority (`render.realtime_priority`; 0: none), as far as
+    /// RLIMIT_RTPRIO allows (RenderLoop.realtime).
+    public var realtimePriority = 10
+    public static let realtimePriorityRange = 0...99
     /// Seconds of idleness before a pad's engine shuts down (restarting on demand); 0 turns it off.
     public var idleShutdown = 0.0
     public var limits = Limits()

@@ -79,7 +79,7 @@ struct ConfigReader {
         }
         if let v = top["render"] {
             let r = try table(v, "render")
-            try checkKeys(r, "render", ["mode", "tick_period"])
+            try checkKeys(r, "render", ["mode", "tick_period", "realtime_priority"])
             if let m = r["mode"] {
                 let name = try string(m, "render.mode")
                 guard let mode = RenderMode(rawValue: name) else {
@@ -88,6 +88,9 @@ struct ConfigReader {
                 c.renderMode = mode
             }
             if let t = r["tick_period"] { c.tickPeriod = try number(t, "render.tick_period", 0.001...0.1) }
+            if let p = r["realtime_priority"] {
+                c.realtimePriority = try int(p, "render.realtime_priority", DaemonConfig.realtimePriorityRange)
+            }
         }
         if let v = top["engine"] {
             let e = try table(v, "engine")

@@ -115,16 +115,22 @@ public final class RenderLoop: @unchecked Sendable {
     /// Hook for measuring each tick's render+mix+pace+write cost and lateness (benchmark).
     public var tickObserver: (@Sendable (_ lateness: Double, _ cost: Double) -> Void)?
 
+    /// `realtime`: the real-time priority the loop's thread asks for (none by default; see
+    /// `RealtimeRequest` and, for what it got, `realtime`).
     public init(
-        mode: RenderMode = .event, period: Double = 0.004, label: String = "hapticd.render", clock: MonotonicClock = MonotonicClock()
+        mode: RenderMode = .event, period: Double = 0.004, label: String = "hapticd.render", clock: MonotonicClock = MonotonicClock(),
+        realtime request: RealtimeRequest = .none
     ) {
         precondition(period > 0 && period.isFinite)
         self.mode = mode
         self.period = period
         self.clock = clock
-        thread = RenderThread(name: label)
+        thread = RenderThread(name: label, realtime: request)
         thread.start(self)
     }
+
+    /// What the loop's thread got when it asked for a real-time priority (set before `init` returns).
+    public var realtime: RealtimeScheduling { thread.realtime }
 
     deinit { thread.stop() }
 
@@ -507,7 +513,8 @@ public final class RenderLoop: @unchecked Sendable {
 private final class RenderThread: @unchecked Sendable {
     // @unchecked Sendable: `fd` and `name` never change; `loop` is written once, before the thread
     // starts (pthread_create orders it); `handle` is written and read under `started`'s lock;
-    // `stopping` and `started` are locks. `timerfd_settime` may be called from any thread.
+    // `stopping` and `started` are locks; `realtime` is written by the thread before it signals
+    // `started` and read only after `start` waited for that. `timerfd_settime` may be called from any thread.
     private let fd: Int32
     private let name: String
     /// Valid while the thread runs: the loop's deinit joins the thread before it returns. (So
@@ -518,11 +525,15 @@ private final class RenderThread: @unchecked Sendable {
     private let stopping = ManagedFlag()
     /// 1 once the thread runs under its name.
     private let started = ConditionLock(value: 0)
+    private let request: RealtimeRequest
+    /// Written by the thread before it signals `started`, read after (`started`'s lock orders it).
+    private(set) var realtime = RealtimeScheduling.notAsked
 
-    init(name: String) {
+    init(name: String, realtime: RealtimeRequest) {
         fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC))
         precondition(fd >= 0, "timerfd_create failed: errno \(errno)")
         self.name = name
+        request = realtime
     }
 
     deinit { close(fd) }
@@ -558,6 +569,7 @@ private final class RenderThread: @unchecked Sendable {
                 _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, highest)
             }
         }
+        realtime = RealtimeScheduling.take(request)
         started.lock()
         started.unlock(withValue: 1)
         var expirations: UInt64 = 0
@@ -604,6 +616,70 @@ private final class RenderThread: @unchecked Sendable {
 
     private static func timespec(_ ns: UInt64) -> Glibc.timespec {
         Glibc.timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
+    }
+}
+
+/// The real-time priority a render loop's thread asks for (`render.realtime_priority`,
+/// docs/architecture.md "The real-time path"): under SCHED_FIFO it runs as soon as its timer fires,
+/// ahead of every normal thread — a game's busy ones included — so a transient's onset is late by the
+/// kernel's wakeup, not by the machine's load. It only sleeps on its timerfd and renders a few µs per
+/// firing; the service bounds it (`LimitRTPRIO=`, `LimitRTTIME=`), and the kernel's real-time
+/// throttling keeps 5 % of every CPU for normal threads.
+public enum RealtimeRequest: Equatable, Sendable {
+    /// Normal scheduling (the tests, `render.realtime_priority = 0`).
+    case none
+    /// SCHED_FIFO at this priority, or at RLIMIT_RTPRIO's if that is lower, and none if it is 0 —
+    /// even where the process could take more (root's CAP_SYS_NICE): the daemon takes what its
+    /// service grants (`LimitRTPRIO=`), and a shell that grants none keeps it at normal scheduling.
+    case upTo(Int)
+    /// SCHED_FIFO at this priority whatever RLIMIT_RTPRIO says, if the kernel allows it (CAP_SYS_NICE):
+    /// `hapticbench --realtime`, and the tests of the real-time thread.
+    case exactly(Int)
+}
+
+/// What a render loop's thread got when it asked for a real-time priority.
+public enum RealtimeScheduling: Equatable, Sendable {
+    /// No real-time priority was asked for.
+    case notAsked
+    /// SCHED_FIFO at this priority.
+    case fifo(priority: Int)
+    /// RLIMIT_RTPRIO allows none: normal scheduling, at the nice value the thread took.
+    case notAllowed
+    /// The kernel refused (this errno): no CAP_SYS_NICE, `RestrictRealtime=yes`, a seccomp filter.
+    case refused(errno: Int32)
+
+    /// The priority `upTo(wanted)` takes under RLIMIT_RTPRIO `limit` (nil: unlimited), within
+    /// SCHED_FIFO's 1…`maximum`; 0: none.
+    public static func allowedPriority(wanted: Int, limit: UInt64?, maximum: Int) -> Int {
+        let capped = min(wanted, maximum)
+        guard let limit else { return max(capped, 0) }
+        return max(0, min(capped, Int(clamping: limit)))
+    }
+
+    static func take(_ request: RealtimeRequest) -> RealtimeScheduling {
+        let maximum = Int(sched_get_priority_max(SCHED_FIFO))
+        let priority: Int
+        switch request {
+        case .none: return .notAsked
+        case .exactly(let p): priority = min(max(p, 1), maximum)
+        case .upTo(let p):
+            var l = rlimit()
+            guard getrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), &l) == 0 else { return .refused(errno: errno) }
+            priority = allowedPriority(wanted: p, limit: l.rlim_cur == rlim_t.max ? nil : UInt64(l.rlim_cur), maximum: maximum)
+        }
+        guard priority > 0 else { return .notAllowed }
+        let rc = hapticd_set_realtime(Int32(priority))
+        return rc == 0 ? .fifo(priority: priority) : .refused(errno: -rc)
+    }
+
+    /// One line for the log.
+    public var description: String {
+        switch self {
+        case .notAsked: "normal scheduling (render.realtime_priority = 0)"
+        case .fifo(let p): "real-time, SCHED_FIFO priority \(p)"
+        case .notAllowed: "normal scheduling: RLIMIT_RTPRIO allows no real-time priority (the service sets LimitRTPRIO=)"
+        case .refused(let e): "normal scheduling: the kernel refused SCHED_FIFO (\(String(cString: strerror(e))))"
+        }
     }
 }
 

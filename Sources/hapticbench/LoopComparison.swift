@@ -52,7 +52,7 @@ func run(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, s
 /// a start time read before it would count as lateness).
 func runTimed(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, seconds: Double? = nil,
               _ body: (HapticEngine) throws -> Double) -> (LoopRun, CountingSink, Double) {
-    let loop = RenderLoop(mode: mode, period: 0.004)
+    let loop = RenderLoop(mode: mode, period: 0.004, realtime: benchRealtime)
     let firings = Samples()
     loop.tickObserver = { lateness, _ in firings.lateness.append(lateness) }
     let sink = CountingSink()
@@ -96,6 +96,15 @@ func timerFloor(seconds: Double, period: Double = 0.004) -> (cpuPercent: Double,
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+    // Under `--realtime`, the floor sleeps at the render thread's priority too (this thread, then back).
+    if case .exactly(let priority) = benchRealtime {
+        var param = sched_param(sched_priority: Int32(priority))
+        guard sched_setscheduler(0, SCHED_FIFO, &param) == 0 else { fatalError("SCHED_FIFO \(priority): errno \(errno)") }
+    }
+    defer {
+        var param = sched_param(sched_priority: 0)
+        _ = sched_setscheduler(0, SCHED_OTHER, &param)
     }
     let base = now()
     var lateness: [Double] = []
@@ -190,7 +199,7 @@ func compareLoops(quick: Bool, patternDirectories: [String], onsetsOnly: Bool = 
     measureOnsets(&c, quick: quick)
 
     // Idle: an event-driven loop with a pad and nothing to play.
-    let idle = RenderLoop(mode: .event)
+    let idle = RenderLoop(mode: .event, realtime: benchRealtime)
     idle.addPad(0, sink: CountingSink(), profile: .generic)
     let w0 = idle.wakeups
     usleep(UInt32((quick ? 1.0 : 3.0) * 1e6))
@@ -263,5 +272,18 @@ func pulseLosses(quick: Bool) -> [PulseRow] {
             }
         }
         return row
+    }
+}
+
+/// `--load N`: threads that spin until the process ends, each at nice 0 (whatever `--nice` gave the
+/// process), standing for a game's busy threads.
+func startLoad(threads: Int) {
+    for _ in 0..<threads {
+        var t = pthread_t()
+        _ = pthread_create(&t, nil, { _ in
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 0)
+            var x: UInt64 = 1
+            while true { x = x &* 6364136223846793005 &+ 1442695040888963407; if x == 0 { print(x) } }
+        }, nil)
     }
 }

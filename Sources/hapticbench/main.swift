@@ -18,6 +18,8 @@ if CommandLine.arguments.contains("--help") {
     print("  sections: \(sections.joined(separator: ", ")) (default: all but pathprofile and onset, the latter a part of event run alone)")
     print("  --nice N: the whole process at nice N, as the service runs (Nice=-5)")
     print("  --rumble: pathprofile runs only a game's clicks (a rumble from rest, then 0/0)")
+    print("  --realtime N: the render loops' threads, and the nanosleep floor, under SCHED_FIFO N (the service's render thread)")
+    print("  --load N: N threads spinning at nice 0 throughout, standing for a game that keeps the CPUs busy")
     exit(0)
 }
 /// `--only render,socket`: just those sections.
@@ -32,6 +34,22 @@ let only: Set<String>? = CommandLine.arguments.firstIndex(of: "--only").map { i 
 if let i = CommandLine.arguments.firstIndex(of: "--nice") {
     guard i + 1 < CommandLine.arguments.count, let nice = Int32(CommandLine.arguments[i + 1]) else { fatalError("--nice needs a number") }
     guard setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) == 0 else { fatalError("setpriority(\(nice)) failed: errno \(errno)") }
+}
+/// `--realtime N`: every render loop's thread under SCHED_FIFO N, as the service runs its render
+/// thread (`render.realtime_priority`, `LimitRTPRIO=`), and the nanosleep floor at the same priority;
+/// needs CAP_SYS_NICE or an RLIMIT_RTPRIO of N.
+let benchRealtime: RealtimeRequest = CommandLine.arguments.firstIndex(of: "--realtime").map { i in
+    guard i + 1 < CommandLine.arguments.count, let p = Int(CommandLine.arguments[i + 1]), (1...99).contains(p) else {
+        fatalError("--realtime needs a priority 1…99")
+    }
+    return .exactly(p)
+} ?? .none
+/// `--load N`: N threads that spin at nice 0 for the whole run (a game keeping the CPUs busy).
+if let i = CommandLine.arguments.firstIndex(of: "--load") {
+    guard i + 1 < CommandLine.arguments.count, let n = Int(CommandLine.arguments[i + 1]), (1...64).contains(n) else {
+        fatalError("--load needs a number of threads 1…64")
+    }
+    startLoad(threads: n)
 }
 func want(_ section: String) -> Bool { only?.contains(section) ?? (section != "pathprofile" && section != "onset") }
 
@@ -145,7 +163,7 @@ if want("render") {
 }
 
 // Tick lateness on the real loop in fixed mode, 8 players, at 4 ms.
-let loop = RenderLoop(mode: .fixed, period: 0.004)
+let loop = RenderLoop(mode: .fixed, period: 0.004, realtime: benchRealtime)
 loop.addPad(0, sink: SimulatedPad(index: 0), profile: .generic)
 let samples = Samples()
 var cpu8 = 0.0, cpu64 = 0.0, rss = 0.0, idleWakeups = 0.0
@@ -186,7 +204,7 @@ final class WriteClock: @unchecked Sendable {
     var lastWrite: Double = 0
 }
 let writes = WriteClock()
-let socketLoop = RenderLoop(mode: .event)
+let socketLoop = RenderLoop(mode: .event, realtime: benchRealtime)
 var socketConfig = DaemonConfig()
 socketConfig.patternDirectories = []
 let core = DaemonCore(config: socketConfig, loop: socketLoop, logger: Logger(label: "bench"))

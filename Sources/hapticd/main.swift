@@ -62,7 +62,12 @@ struct Hapticd: AsyncParsableCommand {
         let logger = Logger(label: "hapticd")
         let settings = try loadConfig()
 
-        let loop = RenderLoop(mode: settings.renderMode, period: settings.tickPeriod)
+        let loop = RenderLoop(mode: settings.renderMode, period: settings.tickPeriod, realtime: settings.realtimePriority > 0 ? .upTo(settings.realtimePriority) : .none)
+        switch loop.realtime {
+        case .fifo, .notAsked: logger.info("render thread: \(loop.realtime.description)")
+        case .notAllowed: logger.notice("render thread: \(loop.realtime.description)")
+        case .refused: logger.warning("render thread: \(loop.realtime.description)")
+        }
         let traceWriter = try trace.map { path in try TraceWriter(path: path) }
         let recorder = getenv("HAPTICD_RECORD_REQUESTS").flatMap { RequestRecorder(path: String(cString: $0)) }
         let core = DaemonCore(config: settings, loop: loop, logger: logger, trace: traceWriter, recorder: recorder)
