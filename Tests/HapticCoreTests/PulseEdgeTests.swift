@@ -32,6 +32,21 @@ import Testing
         }
     }
 
+    /// A rumble shorter than `HapticEngine.minimumRumble` (1 ms) whose command's pass comes less than
+    /// `PadPipeline.heldUp` late — too soon to walk — but after the rumble's asked-for end: it lasts
+    /// 1 ms, so the pass still sees it and the pacer holds it one interval.
+    @Test(arguments: DeviceProfile.builtIn)
+    func aSubMillisecondRumbleReachesThePadThoughItsPassIsSlightlyLate(profile: DeviceProfile) throws {
+        for loop in NL.Loop.allCases {
+            let pulse = NL.Command(time: 10, passLate: 0.0007) { e in
+                try e.start(e.makeRumble(strong: NL.strong, weak: NL.weak, duration: 0.0003))
+            }
+            let writes = try NL.run(profile, loop, [pulse], commandCost: 0)
+            #expect(writes.contains { !$0.value.isZero }, "\(profile.name), \(loop) loop: the 0.3 ms rumble reaches the pad (writes: \(writes))")
+            #expect(writes.last?.value.isZero == true, "\(profile.name), \(loop) loop: then rest")
+        }
+    }
+
     /// Two dull transients exactly `transientTogether` (2 ms) apart are two groups ("start less than
     /// this after a group's first": docs/rendering.md §4), wherever they sit in the pattern: 3 ms in,
     /// the later one's 0.6 over the first one's 0.6 tail is 0.6 (the strongest per side), not their

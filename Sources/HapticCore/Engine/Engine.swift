@@ -272,6 +272,13 @@ public final class HapticEngine {
         return true
     }
 
+    /// The shortest a rumble lasts (seconds): a shorter one (SDL's callers give milliseconds; a
+    /// client may give less) plays this long. No pad can carry less — the pacer holds a pulse one
+    /// interval, 4 ms or more, once it is seen — but a pulse shorter than this could end before its
+    /// own command's render pass (`PadPipeline.heldUp`: later passes walk what they missed) and be
+    /// lost.
+    public static let minimumRumble = PadPipeline.heldUp
+
     private static func checkRumble(strong: Double, weak: Double, duration: Double) throws(EngineError) {
         guard strong.isFinite, weak.isFinite, (0...1).contains(strong), (0...1).contains(weak) else {
             throw .invalidValue("rumble magnitudes are 0…1, not \(strong) and \(weak)")
@@ -282,7 +289,8 @@ public final class HapticEngine {
     /// A rumble's pattern, compiled: the last duration's is kept, since a game gives every rumble
     /// the same one (SDL's callers: a frame's, or "until changed"), and compiling was most of a
     /// rumble's cost.
-    private func rumbleCompiled(_ duration: Double) -> CompiledPattern {
+    private func rumbleCompiled(_ asked: Double) -> CompiledPattern {
+        let duration = max(asked, Self.minimumRumble)
         if let last = lastRumble, last.duration == duration { return last.compiled }
         let pattern = HapticPattern(elements: [.event(.continuous(at: 0, duration: duration, intensity: 1, sharpness: 0))])
         let compiled = CompiledPattern(pattern, profile: profile)
