@@ -80,13 +80,14 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         var active = false
         /// The player object is gone but its pattern plays on: destroyed in hapticd when it ends.
         var orphan = false
-        /// An orphan's completion handler (an advanced player's): called when it ends, as the
-        /// player's own would have been — the engine keeps what plays, as Apple's does.
-        var completion: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>?
+        /// An advanced player's completion handler, shared with the player (not reached through the
+        /// weak `player`: nil while it deinitialises, and a load that could make this engine's lock
+        /// the place of its last release): called when it ends, held or dropped.
+        var completion: CompletionBox?
 
-        /// The completion handler to call when it ends: the player's own, or the one it left.
+        /// The completion handler to call when it ends.
         var completionHandler: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? {
-            player?.completionHandlerIfAdvanced ?? completion
+            completion?.handler.withLock { $0 }
         }
     }
 
@@ -360,7 +361,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
             return (s.generation, s.isMutedForHaptics || s.playsAudioOnly)
         }
         let player = Player(engine: self, id: id, generation: generation, duration: pattern.duration)
-        state.withLock { $0.players[id] = PlayerRecord(player: player) }
+        state.withLock { $0.players[id] = PlayerRecord(player: player, completion: player.completionBox) }
         service.own(id, by: self)
         if muted { service.post("player.set", JSONObject(["player": .number(Double(id)), "muted": .bool(true)])) }
         return player
@@ -469,12 +470,11 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// nothing could stop it otherwise but stopping the engine (the Unity plug-in's `DestroyPlayer`
     /// of a looping player left it playing, found by a stranger's check; a paused one was kept for
     /// good, counting against the connection's players).
-    func release(_ id: Int, endless: Bool = false, completion: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? = nil) {
+    func release(_ id: Int, endless: Bool = false) {
         let (keep, wasActive) = state.withLock { s -> (Bool, Bool) in
             guard let r = s.players[id] else { return (false, false) }
             if r.active && !endless {
                 s.players[id]!.orphan = true
-                s.players[id]!.completion = completion
                 return (true, true)
             }
             s.players[id] = nil

@@ -64,7 +64,6 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
         var rateSerial = 0
         /// The rate hapticd last took (1 until a change is answered).
         var acceptedRate: Float = 1
-        var completionHandler = Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>({ _ in })
         /// Its last transport command was a pause: it has no end of its own until resumed.
         var held = false
     }
@@ -80,10 +79,12 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
     }
 
     // One that plays on leaves its completion handler with the engine, called when it ends.
-    deinit { engine.release(id, endless: local.withLock { $0.loopEnabled || $0.held }, completion: completionHandlerIfAdvanced) }
+    deinit { engine.release(id, endless: local.withLock { $0.loopEnabled || $0.held }) }
 
     var ownMuted: Bool { local.withLock { $0.muted } }
-    var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { nil }
+    var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { completionBox?.handler.withLock { $0 } }
+    /// An advanced player's completion handler, which its engine's record shares (nil: not advanced).
+    var completionBox: CompletionBox? { nil }
 
     // MARK: CHHapticPatternPlayer
 
@@ -207,7 +208,8 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
 final class AdvancedPatternPlayer: PatternPlayer, CHHapticAdvancedPatternPlayer, @unchecked Sendable {
     // @unchecked Sendable: see `PatternPlayer`.
 
-    override var completionHandlerIfAdvanced: Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>? { local.withLock { $0.completionHandler } }
+    private let box = CompletionBox()
+    override var completionBox: CompletionBox? { box }
 
     public func pause(atTime time: TimeInterval) throws {
         try command("player.pause", at: time)
@@ -289,10 +291,15 @@ final class AdvancedPatternPlayer: PatternPlayer, CHHapticAdvancedPatternPlayer,
     /// or cancelled, its engine stops under it, or — with an error — its engine is reset or hapticd
     /// goes away.
     public var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler {
-        get { local.withLock { $0.completionHandler.value } }
+        get { box.handler.withLock { $0.value } }
         set {
             let h = Unchecked(newValue)
-            local.withLock { $0.completionHandler = h }
+            box.handler.withLock { $0 = h }
         }
     }
+}
+
+/// An advanced player's completion handler, shared by the player and its engine's record of it.
+final class CompletionBox: Sendable {
+    let handler = Mutex(Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>({ _ in }))
 }
