@@ -231,6 +231,19 @@ import Testing
         ]
         #expect(try AHAPLoader.load(text: AHAPWriter.text(p)).pattern == p)
     }
+
+    /// Metadata is kept as written — except a number JSON cannot write (the parser reads Infinity,
+    /// NaN and 1e400, which overflows), kept as the null the writer makes of it, with a warning: the
+    /// pattern written back reads as the same pattern (found by the AHAP fuzzer).
+    @Test func metadataNumbersOutOfRangeAreKeptAsNull() throws {
+        let text = #"{"Metadata": {"a": Infinity, "b": [1e400, -1e999, 0.5], "c": {"d": NaN}, "e": 1}, "Pattern": []}"#
+        let loaded = try AHAPLoader.load(text: text)
+        #expect(loaded.pattern.metadata == JSONObject([
+            "a": .null, "b": .array([.null, .null, .number(0.5)]), "c": .object(JSONObject(["d": .null])), "e": .number(1),
+        ]))
+        #expect(loaded.warnings.map(\.description).contains { $0.contains("Metadata") && $0.contains("null") }, "\(loaded.warnings)")
+        #expect(try AHAPLoader.load(text: AHAPWriter.text(loaded.pattern)).pattern == loaded.pattern)
+    }
 }
 
 import Foundation

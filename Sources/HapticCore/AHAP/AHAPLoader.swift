@@ -207,7 +207,11 @@ private struct Reader {
         }
         if let m = member(root, "Metadata") {
             if case .object(let o) = m {
-                pattern.metadata = o
+                // Kept as written, but a number JSON cannot write (Infinity, NaN, 1e400) as the
+                // null the writer would make of it: the pattern reads back as the same pattern.
+                var nonFinite = false
+                pattern.metadata = Self.finite(o, &nonFinite)
+                if nonFinite { warn("Metadata", "a number out of range (Infinity, NaN or beyond ±1.8e308) is kept as null") }
             } else {
                 warn("Metadata", "expected an object, found \(m.kindName); ignored (metadata does not change playback)")
             }
@@ -512,6 +516,21 @@ private struct Reader {
             "Pattern",
             "ParameterCurve control-point times read as absolute pattern times (the convention of Lofelt and Meta Haptics Studio exports) for every curve of the file: \(reasons.joined(separator: "; ")); Apple's relative reading would play them late"
         )
+    }
+
+    /// `object` with every non-finite number, at any depth, made null (`nonFinite` set if one was).
+    static func finite(_ object: JSONObject, _ nonFinite: inout Bool) -> JSONObject {
+        func clean(_ v: JSONValue) -> JSONValue {
+            switch v {
+            case .number(let x) where !x.isFinite:
+                nonFinite = true
+                return .null
+            case .array(let a): return .array(a.map(clean))
+            case .object(let o): return .object(JSONObject(o.members.map { .init(key: $0.key, value: clean($0.value)) }))
+            default: return v
+            }
+        }
+        return JSONObject(object.members.map { .init(key: $0.key, value: clean($0.value)) })
     }
 
     func exporterNamed(in metadata: JSONObject?) -> String? {
