@@ -160,9 +160,9 @@ public final class PadPipeline {
         // dozens of them under a busy mix — is not needed.
         let probe = scaled(mix(at: now))
         let secondPair = engine.profile.actuators != .rumble
-        // The probe mixes the engines as they were last advanced: a command due before now (a
+        // The probe mixes the engines as they were last advanced: a command due by now (a
         // scheduled stop) is not in it, and may have silenced what it finds running.
-        let due = engines.contains { ($0.engine.nextWakeup ?? .infinity) < now }
+        let due = engines.contains { ($0.engine.nextWakeup ?? .infinity) <= now }
         guard due || probe.strong == 0 || probe.weak == 0 || secondPair && (probe.third == 0 || probe.fourth == 0) else { return }
         if late {
             if first + 1e-6 < now { pacer.passed(scaled(mix(at: first + 1e-6))) }
