@@ -76,6 +76,19 @@ import Testing
         #expect(throws: EngineError.self) { try e.makeRumble(strong: 0.5, weak: 0, duration: 1e9) }
     }
 
+    /// A rumble on a trigger locality moves the trigger motors, never a handle's: left ← strong,
+    /// right ← weak, as `SDL_RumbleGamepadTriggers(left, right)` (issue 24: "trigger localities move
+    /// only trigger motors"; a rumble put its magnitudes on the handles).
+    @Test(arguments: [(Locality.triggers, 52428, 13107), (.leftTrigger, 52428, 0), (.rightTrigger, 0, 13107)])
+    func aRumbleOnATriggerLocalityMovesOnlyTriggerMotors(locality: Locality, third: Int, fourth: Int) throws {
+        let route = try #require(locality.route(for: .rumbleAndTriggers))
+        let e = HapticEngine(profile: .xboxBluetoothTriggers, clock: clock, route: route)
+        e.start()
+        try e.start(e.makeRumble(strong: 0.8, weak: 0.2, duration: 0.5))
+        clock.now = 0.1
+        #expect(e.render() == MotorMagnitudes(strong: 0, weak: 0, third: UInt16(third), fourth: UInt16(fourth)))
+    }
+
     @Test func aPlayingRumbleChangesInPlaceAndRunsItsNewDurationFromNow() throws {
         let e = engine(.default)
         let r = try e.makeRumble(strong: 0.8, weak: 0.2, duration: 0.5)

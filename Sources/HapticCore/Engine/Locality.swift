@@ -85,11 +85,18 @@ public struct MotorRoute: Sendable, Equatable, Hashable {
     /// Only the weak (right, high-frequency) motor: intensity is its magnitude.
     public static let weakOnly = MotorRoute(direct: weakChannel)
 
-    /// Where a fixed pair of magnitudes (a `rumble` command's strong and weak) goes: it ignores the
-    /// route's one-motor choices — its magnitudes are the handle motors' — and where the route
-    /// crossfades into the second pair (both HD-rumble actuators), that pair takes them too, as SDL
-    /// plays a rumble on a Switch pad (low band ← strong, high band ← weak, on both actuators).
+    /// Where a fixed pair of magnitudes (a `rumble` command's strong and weak) goes: on a route with
+    /// a handle motor it ignores the route's one-motor choices — its magnitudes are the handle
+    /// motors' — and where the route crossfades into the second pair (both HD-rumble actuators),
+    /// that pair takes them too, as SDL plays a rumble on a Switch pad (low band ← strong, high band
+    /// ← weak, on both actuators). A trigger locality's route has no handle motor, and a rumble
+    /// there never moves one: the left trigger takes strong, the right one weak (the order of
+    /// SDL's `SDL_RumbleGamepadTriggers(left, right)`), each where the route has it.
     public func place(strong: UInt16, weak: UInt16) -> MotorMagnitudes {
-        MotorMagnitudes(strong: strong, weak: weak, third: crossfadesSecondPair ? strong : 0, fourth: crossfadesSecondPair ? weak : 0)
+        guard crossfadesFirstPair || direct & (Self.strongChannel | Self.weakChannel) != 0 else {
+            return MotorMagnitudes(strong: 0, weak: 0, third: direct & Self.thirdChannel != 0 ? strong : 0,
+                                   fourth: direct & Self.fourthChannel != 0 ? weak : 0)
+        }
+        return MotorMagnitudes(strong: strong, weak: weak, third: crossfadesSecondPair ? strong : 0, fourth: crossfadesSecondPair ? weak : 0)
     }
 }

@@ -618,14 +618,10 @@ func rampResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> Response {
 }
 
 @MainActor func rumbleCommand(_ pad: Pad, _ level: Double, triggers: Bool = false) -> Command? {
-    if triggers {
-        let t = monotonicNow()
-        // The trigger motors: a constant on the `triggers` locality (SDL: SDL_GameControllerRumbleTriggers).
-        guard level > 0 else { _ = try? client.request("stop_all"); return Command(time: t, level: 0) }
-        guard play(pad, constant(5, intensity: level), locality: "triggers") != nil else { return nil }
-        return Command(time: t, level: level)
-    }
+    // The trigger motors: a `rumble` on the `triggers` locality, left trigger ← strong, right ← weak,
+    // as SDL's SDL_GameControllerRumbleTriggers(left, right) (0/0 stops it).
     var body = JSONObject(["device": .number(Double(pad.device)), "strong": .number(level), "weak": .number(level * 0.67)])
+    if triggers { body.append("locality", .string("triggers")) }
     if level > 0 { body.append("duration", .number(5)) }
     // Stamped as sdlrumble stamps SDL's call: its arguments made, just before the call.
     let t = monotonicNow()
@@ -721,7 +717,7 @@ func rampResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> Response {
                 ]))) != nil
             return ok ? Command(time: t, level: level) : nil
         },
-        stop: { _ = rumbleCommand(pad, 0, triggers: true) })
+        stop: { _ = try? client.request("stop_all") })
 }
 
 /// hapticd's traced writes to a pad (the running daemon's trace): (time, non-zero).
