@@ -88,9 +88,11 @@ public struct DaemonConfig: Equatable, Sendable {
         public var maxClientsPerUID = 16
         /// Connections beyond `maxClients` that only root and admins may take.
         public var adminReservedClients = 4
-        /// Players one connection, one user (orphans included) and the whole daemon may hold.
-        public var maxPlayersPerClient = 32
-        public var maxPlayersPerUID = 64
+        /// Players one connection, one user (orphans included) and the whole daemon may hold. A
+        /// program's Core Haptics engines share its one connection, and Apple advises making players
+        /// up front (an outside check's game made 33): 128 a connection, 256 a user.
+        public var maxPlayersPerClient = 128
+        public var maxPlayersPerUID = 256
         public var maxPlayers = 512
         /// Commands and future parameter changes one player, and one connection, may hold.
         public var maxScheduledPerPlayer = 64

@@ -41,6 +41,23 @@ extension CoreHapticsSuite {
         #expect(daemon.terminate() == 0)
     }
 
+    /// A program's engines share one connection; a game that makes its players up front, as Apple
+    /// advises, makes dozens (an outside check's Unity game made 33 and lost its haptics for the rest
+    /// of its session at the old limit of 32 a connection): 100 players over two engines, every one
+    /// of them playable.
+    @Test func aProgramMayHoldAHundredPlayersOverItsEngines() throws {
+        let daemon = try Fixture.daemon()
+        let first = try CHHapticEngine(), second = try CHHapticEngine()
+        try first.start()
+        try second.start()
+        let pattern = try CHHapticPattern(events: [continuous(0, 0.05)], parameters: [])
+        var players: [any CHHapticPatternPlayer] = []
+        for k in 0..<100 { players.append(try (k % 2 == 0 ? first : second).makePlayer(with: pattern)) }
+        try players.last!.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 || $0.3 > 0 } == true }, "the hundredth plays")
+        #expect(daemon.terminate() == 0)
+    }
+
     @Test func anAudioResourceIsAFileThatCanBeRead() throws {
         let daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()

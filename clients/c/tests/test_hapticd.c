@@ -523,11 +523,11 @@ static void test_patterns_and_errors(void) {
     CHECK(strstr(hapticd_last_error(), "belongs to another client"));
     hapticd_close(other);
 
-    /* Limits: the 33rd player of a connection, with the key to raise. */
-    hapticd_player *many[40];
+    /* Limits: the 129th player of a connection, with the key to raise. */
+    hapticd_player *many[200];
     int made = 0, r = 0;
-    while (made < 40 && !(r = hapticd_player_create(eng, pat, 0, &many[made]))) made++;
-    CHECK(r == HAPTICD_E_LIMIT && made == 31);
+    while (made < 200 && !(r = hapticd_player_create(eng, pat, 0, &many[made]))) made++;
+    CHECK(r == HAPTICD_E_LIMIT && made == 127);
     CHECK(strstr(hapticd_last_error(), "limits.max_players_per_client"));
     for (int i = 0; i < made; i++) hapticd_player_destroy(many[i]);
     hapticd_pattern_free(pat);
