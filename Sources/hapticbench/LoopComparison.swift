@@ -98,9 +98,9 @@ func timerFloor(seconds: Double, period: Double = 0.004) -> (cpuPercent: Double,
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
     // Under `--realtime`, the floor sleeps at the render thread's priority too (this thread, then back).
-    if case .exactly(let priority) = benchRealtime {
-        var param = sched_param(sched_priority: Int32(priority))
-        guard sched_setscheduler(0, SCHED_FIFO, &param) == 0 else { fatalError("SCHED_FIFO \(priority): errno \(errno)") }
+    if benchRealtime != .none {
+        let got = RealtimeScheduling.take(benchRealtime)
+        guard case .fifo = got else { fatalError("the floor's thread: \(got.description)") }
     }
     defer {
         var param = sched_param(sched_priority: 0)
@@ -275,15 +275,3 @@ func pulseLosses(quick: Bool) -> [PulseRow] {
     }
 }
 
-/// `--load N`: threads that spin until the process ends, each at nice 0 (whatever `--nice` gave the
-/// process), standing for a game's busy threads.
-func startLoad(threads: Int) {
-    for _ in 0..<threads {
-        var t = pthread_t()
-        _ = pthread_create(&t, nil, { _ in
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 0)
-            var x: UInt64 = 1
-            while true { x = x &* 6364136223846793005 &+ 1442695040888963407; if x == 0 { print(x) } }
-        }, nil)
-    }
-}

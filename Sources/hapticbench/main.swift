@@ -44,6 +44,19 @@ let benchRealtime: RealtimeRequest = CommandLine.arguments.firstIndex(of: "--rea
     }
     return .exactly(p)
 } ?? .none
+/// `--load N`: threads that spin until the process ends, each at nice 0 (whatever `--nice` gave the
+/// process), standing for a game's busy threads.
+func startLoad(threads: Int) {
+    for _ in 0..<threads {
+        var t = pthread_t()
+        _ = pthread_create(&t, nil, { _ in
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 0)
+            var x: UInt64 = 1
+            while true { x = x &* 6364136223846793005 &+ 1442695040888963407; if x == 0 { print(x) } }
+        }, nil)
+    }
+}
+
 /// `--load N`: N threads that spin at nice 0 for the whole run (a game keeping the CPUs busy).
 if let i = CommandLine.arguments.firstIndex(of: "--load") {
     guard i + 1 < CommandLine.arguments.count, let n = Int(CommandLine.arguments[i + 1]), (1...64).contains(n) else {

@@ -60,15 +60,22 @@ extension CoreHapticsSuite {
         return box.player!.id
     }
 
-    /// playerEnded runs while the dropped player's deinit waits to `release` it: the weak
-    /// reference is nil already and `completion` is not stored yet, so nobody calls the handler.
-    @Test func aPlayerFinishedDuringTheDropStillCallsTheHandler() throws {
+    /// A daemon, a started engine and its advanced player `id` playing, held by `box` alone, whose
+    /// completion handler records 0 in `called`.
+    static func scene() throws -> (DaemonProcess, CHHapticEngine, Box, Int, Recorder<Int>) {
         let daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()
         try engine.start()
         let called = Recorder<Int>()
         let box = Box()
-        let id = try Self.playing(engine, into: box) { called.record(0) }
+        let id = try playing(engine, into: box) { called.record(0) }
+        return (daemon, engine, box, id, called)
+    }
+
+    /// playerEnded runs while the dropped player's deinit waits to `release` it: the weak
+    /// reference is nil already and `completion` is not stored yet, so nobody calls the handler.
+    @Test func aPlayerFinishedDuringTheDropStillCallsTheHandler() throws {
+        let (daemon, engine, box, id, called) = try Self.scene()
 
         // B holds the engine's lock; A (player.finished) queues for it first, then C drops the player.
         let holding = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0)
@@ -90,12 +97,7 @@ extension CoreHapticsSuite {
     /// drops the player meanwhile, the last release is that load's, under the lock, and the deinit's
     /// `release` takes the same lock again.
     @Test func thePlayersLastReleaseIsNotUnderTheEnginesLock() throws {
-        let daemon = try Fixture.daemon()
-        let engine = try CHHapticEngine()
-        try engine.start()
-        let called = Recorder<Int>()
-        let box = Box()
-        let id = try Self.playing(engine, into: box) { called.record(0) }
+        let (daemon, engine, box, id, called) = try Self.scene()
         let player = Unmanaged.passUnretained(box.player!)
 
         // B holds the player's own lock (unretained); A (player.finished) loads the player under the
