@@ -104,8 +104,9 @@ extension DaemonCoreTests {
 
 extension DaemonCoreTests {
     /// A connection's turn of lines: answered in order, malformed and unknown lines in their place,
-    /// and every command as if alone — its own first frame written, its own device error.
-    @Test func aTurnOfLinesIsAnsweredInOrderEachCommandAsAlone() throws {
+    /// every command's first frame written within the call, and each its own device error — a pad
+    /// that failed in the turn's render pass fails only the commands that reached it.
+    @Test func aTurnOfLinesIsAnsweredInOrderEachWithItsOwnDeviceError() throws {
         let core = DaemonCore(config: DaemonConfig(), loop: RenderLoop(), logger: Logger(label: "test"))
         let healthy = RecordingSink()
         let failing = RecordingSink()
@@ -132,6 +133,41 @@ extension DaemonCoreTests {
         #expect(replies[5].hasPrefix(#"{"id":6,"ok":true"#) && replies[5].contains("\"playing\":true"), "\(replies[5])")
         // The play on pad 0 wrote its first frame inside the call, as a lone command does.
         #expect(healthy.writes.first.map { if case .set(let m) = $0 { !m.isZero } else { false } } == true, "\(healthy.writes)")
+    }
+
+    /// A `player.start` and the `player.send_parameters` sent right after it, read in one turn, take
+    /// effect together (as in one Core Haptics render cycle): the pad's first write has the
+    /// parameters — the same value as a pattern with them written in — where read one after the
+    /// other the start's own value goes first and the parameters wait for the pad's next interval.
+    @Test func aStartAndTheParametersReadWithItWriteThePadOnce() throws {
+        func firstWrites(_ pattern: Double, sendingIntensity: Double?, together: Bool) throws -> [MotorMagnitudes] {
+            let core = DaemonCore(config: DaemonConfig(), loop: RenderLoop(), logger: Logger(label: "test"))
+            let sink = RecordingSink()
+            core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
+            let client = try connect(core)
+            let event = #"{"Event":{"EventType":"HapticContinuous","EventDuration":5,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":\#(pattern)},{"ParameterID":"HapticSharpness","ParameterValue":0.5}]}}"#
+            let created = core.handle(line: #"{"id":1,"cmd":"player.create","pattern":{"Pattern":[\#(event)]}}"#, from: client)
+            guard created.contains("\"ok\":true"), let player = created.firstMatch(of: /"player":(\d+)/)?.1 else {
+                Issue.record("\(created)")
+                return []
+            }
+            var lines = [#"{"id":2,"cmd":"player.start","player":\#(player)}"#]
+            if let sendingIntensity {
+                lines.append(#"{"id":3,"cmd":"player.send_parameters","player":\#(player),"parameters":{"intensity":\#(sendingIntensity)}}"#)
+            }
+            let replies = together ? core.handle(lines: lines, from: client) : lines.map { core.handle(line: $0, from: client) }
+            #expect(replies.allSatisfy { $0.contains("\"ok\":true") }, "\(replies)")
+            // What the commands wrote within the calls (the render thread's later writes follow).
+            let written = sink.writes.compactMap { if case .set(let m) = $0 { m } else { nil } }
+            _ = core.handle(line: #"{"id":4,"cmd":"stop"}"#, from: client)
+            return written
+        }
+        let together = try firstWrites(1, sendingIntensity: 0.3, together: true)
+        let alone = try firstWrites(1, sendingIntensity: 0.3, together: false)
+        let writtenIn = try firstWrites(0.3, sendingIntensity: nil, together: false)
+        #expect(together.first != nil && together.first == writtenIn.first, "\(together) \(writtenIn)")
+        #expect(together.count == 1, "one write for the two commands: \(together)")
+        #expect(alone.first != nil && alone.first != writtenIn.first, "read apart, the start's own value first: \(alone)")
     }
 
     /// `ping` and `version` read nothing of the daemon's state: they are answered on the socket
