@@ -41,6 +41,94 @@ extension CoreHapticsSuite {
         #expect(daemon.terminate() == 0)
     }
 
+    /// `start(atTime:)` then `sendParameters` at once (MeloNX, pleaco, Apple's own Unity sample
+    /// `SpecialObjectSpawned`): the pad's first write has the parameters — the level of a pattern
+    /// with them written in — as in Core Haptics, where both calls land in one render cycle; not
+    /// the pattern's own level for a pacing interval first. hapticd is held (SIGSTOP) while the two
+    /// are sent, which also shows the start does not wait for hapticd's answer; it reads them
+    /// together when it goes on, as it does when they come microseconds apart.
+    @Test func aStartAndTheIntensitySentRightAfterItReachThePadTogether() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        try engine.start()
+        let reference = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 5, intensity: 0.3)], parameters: []))
+        try reference.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 } == true })
+        let level = daemon.traceRows().last.map { ($0.2, $0.3) }
+        try reference.stop(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 == 0 && $0.3 == 0 } == true })
+        let before = daemon.traceRows().count
+
+        let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 5)], parameters: []))
+        let pid = daemon.process.processIdentifier
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        #expect(Self.waitUntilStopped(pid), "hapticd's threads all stopped")
+        try player.start(atTime: 0)  // returns though hapticd cannot answer
+        nonisolated(unsafe) let sending = player  // used by the worker alone until it is done
+        let sent = Worker {
+            try? sending.sendParameters([CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.3, relativeTime: 0)], atTime: 0)
+        }
+        // Its line is written once the thread waits for the answer (a semaphore's futex wait).
+        #expect(Self.waitUntilWaitingForAnswer(sent))
+        kill(pid, SIGCONT)
+        sent.done.wait()
+        #expect(daemon.waitForTrace { $0.count > before && $0.last.map { $0.2 > 0 } == true })
+        let first = daemon.traceRows().dropFirst(before).first { $0.2 > 0 || $0.3 > 0 }.map { ($0.2, $0.3) }
+        #expect(first != nil && first! == level!, "first write \(String(describing: first)), a pattern at 0.3: \(String(describing: level))")
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// A thread of its own, its kernel thread id known.
+    final class Worker: @unchecked Sendable {
+        // @unchecked Sendable: `tid` is written before `init` returns (the semaphore orders it).
+        private(set) var tid: Int32 = 0
+        let done = DispatchSemaphore(value: 0)
+        init(_ body: @escaping @Sendable () -> Void) {
+            let ready = DispatchSemaphore(value: 0)
+            Thread { [self] in
+                let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+                tid = Int32(link.split(separator: "/").last ?? "") ?? 0
+                ready.signal()
+                body()
+                done.signal()
+            }.start()
+            ready.wait()
+        }
+    }
+
+    /// True once `worker` waits in futex(FUTEX_WAIT or FUTEX_WAIT_BITSET) (syscall 202, op 0 or 9):
+    /// a request's wait for its answer. Polls the kernel's state of the thread (10 s bound).
+    static func waitUntilWaitingForAnswer(_ worker: Worker) -> Bool {
+        let deadline = DispatchTime.now() + 10
+        while DispatchTime.now() < deadline {
+            if let s = try? String(contentsOfFile: "/proc/self/task/\(worker.tid)/syscall", encoding: .utf8) {
+                let f = s.split(separator: " ")
+                // The command without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME.
+                if f.count > 2, f[0] == "202", let op = Int(f[2].dropFirst(2), radix: 16), [0, 9].contains(op & 0x7f) { return true }
+            }
+            sched_yield()
+        }
+        return false
+    }
+
+    /// True once every thread of process `pid` is stopped (state `T` in /proc/PID/task/*/stat): a
+    /// SIGSTOP reaches each thread on its own way back from the kernel (10 s bound).
+    static func waitUntilStopped(_ pid: Int32) -> Bool {
+        let deadline = DispatchTime.now() + 10
+        while DispatchTime.now() < deadline {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            let states = tasks.compactMap { task -> Character? in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { return nil }
+                return stat[close...].dropFirst(2).first
+            }
+            if !states.isEmpty && states.count == tasks.count && states.allSatisfy({ $0 == "T" }) { return true }
+            sched_yield()
+        }
+        return false
+    }
+
     /// A program's engines share one connection; a game that makes its players up front, as Apple
     /// advises, makes dozens (an outside check's Unity game made 33 and lost its haptics for the rest
     /// of its session at the old limit of 32 a connection): 100 players over two engines, every one
