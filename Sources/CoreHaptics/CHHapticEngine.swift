@@ -516,23 +516,6 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         checkFinished()
     }
 
-    /// hapticd refused a start sent without waiting (`PatternPlayer.start`): the player is not
-    /// playing after all; an advanced player's completion handler hears why, as it would its end.
-    func startRefused(_ id: Int, _ error: CHHapticError) {
-        let (completion, orphan) = state.withLock { s -> (Unchecked<CHHapticAdvancedPatternPlayerCompletionHandler>?, Bool) in
-            guard let r = s.players[id], r.active else { return (nil, false) }
-            // A pending `notifyWhenPlayersFinished` hears the error that stopped it.
-            if s.finishedHandler != nil { s.finishError = error }
-            s.players[id]!.active = false
-            if r.orphan { s.players[id] = nil }
-            return (r.completionHandler, r.orphan)
-        }
-        if orphan { service.post("player.destroy", JSONObject(["player": .number(Double(id))])) }
-        if let completion { handlerQueue.async { completion.value(error) } }
-        scheduleIdleCheck()
-        checkFinished()
-    }
-
     func isBound(device: Int, locality name: String? = nil) -> Bool {
         guard name == nil || name == locality else { return false }
         return (fixedDevice ?? state.withLock { $0.device ?? $0.departedDevice }) == device

@@ -88,36 +88,10 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
 
     // MARK: CHHapticPatternPlayer
 
-    /// Sent without waiting for hapticd's answer, so that what the program sends right after it
-    /// — `sendParameters`, a curve — reaches hapticd with it and is rendered with it, as Core
-    /// Haptics renders the calls of one cycle together: a start and the intensity sent just after
-    /// it write the pad once, with that intensity (docs/clients.md). What can be checked here is
-    /// (the player's engine, running or started on demand, the time); a start hapticd refuses
-    /// (its pad just went, a limit) leaves the player stopped, and an advanced player's completion
-    /// handler hears why.
     public func start(atTime time: TimeInterval) throws {
         try requireValid()
         try engine.ensureRunning()
-        let body = try requestBody(at: time)
-        let engine = self.engine, id = self.id
-        // Playing from now on as far as the engine knows (`notifyWhenPlayersFinished`, a player let
-        // go at once): before the send, which the answer may overtake.
-        engine.note(id, state: "playing")
-        do {
-            try engine.service.send("player.start", body) { result in
-                switch result {
-                case .success(let fields):
-                    if case .string(let phase)? = fields["state"] { engine.note(id, state: phase) }
-                case .failure(.disconnected):
-                    break  // the engine hears the connection's end itself (`serverLost`)
-                case .failure(let error):
-                    engine.startRefused(id, HapticService.error(error, .invalidEngineParameter))
-                }
-            }
-        } catch {
-            engine.note(id, state: "stopped")
-            throw error
-        }
+        try command("player.start", at: time)
         local.withLock { $0.held = false }
     }
 
@@ -206,13 +180,6 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
 
     /// Sends a player command at a time; the reply's state tells the engine whether the player is active.
     func command(_ name: String, _ members: KeyValuePairs<String, JSONValue> = [:], at time: TimeInterval? = nil, plus offset: TimeInterval = 0) throws(CHHapticError) {
-        let body = try requestBody(members, at: time, plus: offset)
-        let result = try engine.service.request(name, body, otherwise: .invalidEngineParameter)
-        if case .string(let phase)? = result["state"] { engine.note(id, state: phase) }
-    }
-
-    /// A player command's body: the player, `members`, the time (`after` an immediate time, `at` another).
-    func requestBody(_ members: KeyValuePairs<String, JSONValue> = [:], at time: TimeInterval? = nil, plus offset: TimeInterval = 0) throws(CHHapticError) -> JSONObject {
         try requireValid()
         var body = JSONObject(["player": .number(Double(id))])
         for (k, v) in members { body.append(k, v) }
@@ -224,7 +191,8 @@ class PatternPlayer: NSObject, CHHapticPatternPlayer, @unchecked Sendable {
                 body.append("at", .number(time + offset))
             }
         }
-        return body
+        let result = try engine.service.request(name, body, otherwise: .invalidEngineParameter)
+        if case .string(let phase)? = result["state"] { engine.note(id, state: phase) }
     }
 
     /// A setter's change (it cannot fail in Apple's API): sent without waiting.

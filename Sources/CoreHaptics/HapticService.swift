@@ -97,19 +97,6 @@ package final class HapticService: Sendable {
         }
     }
 
-    /// Sends a request now, in order with whatever the caller sends next, without waiting for its
-    /// answer: `answered` runs once with it, on the client's reader thread (a timeout's on a global
-    /// queue). Throws — and `answered` may then not run — when it could not be sent (no hapticd, the
-    /// connection closed, too many requests pending).
-    package func send(_ command: String, _ body: JSONObject, answered: @escaping @Sendable (Result<JSONObject, ClientError>) -> Void) throws(CHHapticError) {
-        let c = try client()
-        do {
-            try c.send(command, body, timeout: Self.requestTimeout, completion: answered)
-        } catch {
-            throw Self.error(error, .unknownError)
-        }
-    }
-
     /// Sends a request without waiting (property setters, which cannot fail in Apple's API): errors
     /// go to `failed`, on the client's reader thread.
     package func post(_ command: String, _ body: JSONObject, failed: (@Sendable (CHHapticError) -> Void)? = nil) {

@@ -2,7 +2,6 @@
 import DaemonTestSupport
 import Foundation
 import Glibc
-import HapticCore
 import Synchronization
 import Testing
 
@@ -58,9 +57,6 @@ extension CoreHapticsSuite {
         box.player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [event], parameters: [])) as? AdvancedPatternPlayer
         box.player!.completionHandler = { _ in completion() }
         try box.player!.start(atTime: 0)
-        // The start's answer, which notes the player playing, comes before this one's: the tests
-        // below then play hapticd's `player.finished`, which comes after it.
-        _ = try engine.service.request("ping", JSONObject())
         return box.player!.id
     }
 
