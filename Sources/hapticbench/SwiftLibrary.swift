@@ -6,9 +6,14 @@ import HapticDaemon
 /// `player.start` → first pad write, through the Swift `CoreHaptics` library and through the raw
 /// socket, on the same in-process daemon (issue 27's goal: the library within 0.1 ms of the socket).
 /// Each start begins from silence: the other player is stopped and two pacer intervals pass first, as
-/// in the socket's command → write figure; the two alternate, so both see the same load.
+/// in the socket's command → write figure; the two alternate, so both see the same load. Then, as
+/// often, a library player started and sent an intensity control at once (MeloNX, pleaco, Apple's
+/// Unity sample): how many of those starts' first writes had it (`withParameters` of `starts`; the
+/// library's start waits for its answer, which hapticd sends after the write) — and the same two
+/// requests written at once on the raw socket, which hapticd reads and renders together
+/// (`pipelined` of `pipelinedStarts`).
 func compareSwiftLibrary(socketPath: String, client: HapticClient, iterations: Int,
-                         lastWrite: @escaping () -> Double) throws -> (raw: [Double], library: [Double]) {
+                         writes: WriteClock) throws -> (raw: [Double], library: [Double], withParameters: Int, starts: Int, pipelined: Int, pipelinedStarts: Int) {
     let clock = MonotonicClock()
     let hum = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","Time":0,"EventDuration":10}}]}"#
 
@@ -30,19 +35,69 @@ func compareSwiftLibrary(socketPath: String, client: HapticClient, iterations: I
     var library: [Double] = []
     for _ in 0..<iterations {
         usleep(25_000)
+        var n = writes.count
         var t0 = clock.now
         let reply = try client.raw(#"{"id":12,"cmd":"player.start","player":\#(id)}"#)
         guard reply.contains(#""ok":true"#) else { fatalError("player.start failed during the benchmark: \(reply)") }
-        raw.append((lastWrite() - t0) * 1e6)
+        if let w = writes.write(after: n) { raw.append((w.time - t0) * 1e6) }
         _ = try client.raw(#"{"id":11,"cmd":"player.stop","player":\#(id)}"#)
 
         usleep(25_000)
+        n = writes.count
         t0 = clock.now
         try player.start(atTime: CHHapticTimeImmediate)
-        library.append((lastWrite() - t0) * 1e6)
+        if let w = writes.write(after: n) { library.append((w.time - t0) * 1e6) }
         try player.stop(atTime: CHHapticTimeImmediate)
     }
+
+    // The same two written at once on the raw socket (a pipelining client): read together, rendered once.
+    let full = try client.raw(#"{"id":14,"cmd":"player.create","pattern":\#(hum)}"#)
+    let level30 = try client.raw(#"{"id":15,"cmd":"player.create","pattern":{"Pattern":[{"Event":{"EventType":"HapticContinuous","Time":0,"EventDuration":10,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.3}]}}]}}"#)
+    guard let fullID = Int(full.split(separator: "\"player\":").last?.prefix { $0.isNumber } ?? ""),
+          let refID = Int(level30.split(separator: "\"player\":").last?.prefix { $0.isNumber } ?? "") else {
+        fatalError("player.create failed during the benchmark: \(full) \(level30)")
+    }
+    usleep(25_000)
+    var m = writes.count
+    _ = try client.raw(#"{"id":16,"cmd":"player.start","player":\#(refID)}"#)
+    guard let rawLevel = writes.write(after: m)?.value else { fatalError("no write for the reference pattern") }
+    _ = try client.raw(#"{"id":17,"cmd":"player.stop","player":\#(refID)}"#)
+    var pipelined = 0, pipelinedStarts = 0
+    for _ in 0..<iterations {
+        usleep(25_000)
+        m = writes.count
+        _ = try client.raw(#"{"id":18,"cmd":"player.start","player":\#(fullID)}"# + "\n" + #"{"id":19,"cmd":"player.send_parameters","player":\#(fullID),"parameters":{"intensity":0.3}}"#)
+        _ = try client.nextLine(timeout: 5)
+        if let w = writes.write(after: m) {
+            pipelinedStarts += 1
+            if w.value == rawLevel { pipelined += 1 }
+        }
+        _ = try client.raw(#"{"id":20,"cmd":"player.stop","player":\#(fullID)}"#)
+    }
     _ = try client.raw(#"{"id":13,"cmd":"player.destroy","player":\#(id)}"#)
+
+    // Start, then the intensity at once: is the first write the level of a pattern at 0.3?
+    let quiet = CHHapticEventParameter(parameterID: .hapticIntensity, value: 0.3)
+    let reference = try engine.makePlayer(with: CHHapticPattern(events: [CHHapticEvent(eventType: .hapticContinuous, parameters: [quiet], relativeTime: 0, duration: 10)], parameters: []))
+    usleep(25_000)
+    var n = writes.count
+    try reference.start(atTime: CHHapticTimeImmediate)
+    guard let level = writes.write(after: n)?.value else { fatalError("no write for the reference pattern") }
+    try reference.stop(atTime: CHHapticTimeImmediate)
+    let control = CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.3, relativeTime: 0)
+    var withParameters = 0, starts = 0
+    for _ in 0..<iterations {
+        let fresh = try engine.makePlayer(with: CHHapticPattern(events: [event], parameters: []))
+        usleep(25_000)
+        n = writes.count
+        try fresh.start(atTime: CHHapticTimeImmediate)
+        try fresh.sendParameters([control], atTime: CHHapticTimeImmediate)
+        if let w = writes.write(after: n) {
+            starts += 1
+            if w.value == level { withParameters += 1 }
+        }
+        try fresh.stop(atTime: CHHapticTimeImmediate)
+    }
     engine.stop()
-    return (raw, library)
+    return (raw, library, withParameters, starts, pipelined, pipelinedStarts)
 }

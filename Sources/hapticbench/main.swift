@@ -6,6 +6,7 @@ import HapticCore
 import HapticClient
 import HapticDaemon
 import Logging
+import Synchronization
 
 let json = CommandLine.arguments.contains("--json")
 let quick = CommandLine.arguments.contains("--quick")  // shorter runs, for a smoke test
@@ -211,10 +212,22 @@ idleWakeups = Double(loop.wakeups - w0) / idleSeconds
 loop.shutdown()
 
 // The socket: hapticd's own server and core in this process, a real Unix socket, one client.
-final class WriteClock: @unchecked Sendable {
-    // @unchecked Sendable: written under the render loop's lock, read by the client thread after the reply
-    // to the command that caused the write (the reply is sent after the write, so it is ordered).
-    var lastWrite: Double = 0
+final class WriteClock: Sendable {
+    /// The pad's last write: its time and value, and how many there were.
+    private let last = Mutex<(count: Int, time: Double, value: MotorMagnitudes)>((0, 0, .zero))
+    func note(_ time: Double, _ value: MotorMagnitudes) { last.withLock { $0 = ($0.count + 1, time, value) } }
+    var lastWrite: Double { last.withLock { $0.time } }
+    var count: Int { last.withLock { $0.count } }
+    /// The first write after the `count`-th, waiting for it up to `timeout` s (a start the library
+    /// sends without waiting for hapticd's answer is written after the call returns).
+    func write(after count: Int, timeout: Double = 1) -> (time: Double, value: MotorMagnitudes)? {
+        let end = MonotonicClock().now + timeout
+        while MonotonicClock().now < end {
+            if let w = last.withLock({ $0.count > count ? ($0.time, $0.value) : nil }) { return w }
+            sched_yield()
+        }
+        return nil
+    }
 }
 let writes = WriteClock()
 let socketLoop = RenderLoop(mode: .event, realtime: benchRealtime)
@@ -223,7 +236,7 @@ socketConfig.patternDirectories = []
 let core = DaemonCore(config: socketConfig, loop: socketLoop, logger: Logger(label: "bench"))
 let pad = SimulatedPad(index: 0)
 core.addPad(info: pad.info, sink: pad, simulated: true)
-core.observeWrites { _, time, _ in writes.lastWrite = time }
+core.observeWrites { _, time, value in writes.note(time, value) }
 let server = SocketServer(core: core, logger: Logger(label: "bench"))
 let socketPath = "/tmp/hapticbench-\(getpid()).sock"
 try server.start(path: socketPath, mode: 0o600, groupName: nil)
@@ -283,7 +296,7 @@ if want("pathprofile") {
 }
 // player.start → write through the Swift CoreHaptics library and through the raw socket.
 let startToWrite = want("library")
-    ? try compareSwiftLibrary(socketPath: socketPath, client: client, iterations: quick ? 50 : 300) { writes.lastWrite } : (raw: [], library: [])
+    ? try compareSwiftLibrary(socketPath: socketPath, client: client, iterations: quick ? 50 : 300, writes: writes) : (raw: [], library: [], withParameters: 0, starts: 0, pipelined: 0, pipelinedStarts: 0)
 server.stop()
 core.shutdown()
 
@@ -316,7 +329,9 @@ if json {
         "command_to_write_us": {"p50": \(f(percentile(commandToWrite, 0.5))), "p99": \(f(percentile(commandToWrite, 0.99)))}, \
         "requests_per_s": {"sequential": \(f(sequentialRate, 0)), "pipelined": \(f(pipelinedRate, 0))}, \
         "player_start_to_write_us": {"raw_socket": {"p50": \(f(percentile(startToWrite.raw, 0.5))), "p99": \(f(percentile(startToWrite.raw, 0.99)))}, \
-        "swift_corehaptics": {"p50": \(f(percentile(startToWrite.library, 0.5))), "p99": \(f(percentile(startToWrite.library, 0.99)))}}}, \
+        "swift_corehaptics": {"p50": \(f(percentile(startToWrite.library, 0.5))), "p99": \(f(percentile(startToWrite.library, 0.99)))}, \
+        "start_then_parameters": {"first_write_with_parameters": \(startToWrite.withParameters), "starts": \(startToWrite.starts), \
+        "pipelined_first_write_with_parameters": \(startToWrite.pipelined), "pipelined_starts": \(startToWrite.pipelinedStarts)}}}, \
         "event_loop": {"constant_rumble": {"event": {"wakeups": \(cmp.constantEvent.wakeups), "writes": \(cmp.constantEvent.writes), "cpu_percent": \(f(cmp.constantEvent.cpuPercent, 3))}, \
         "fixed": {"wakeups": \(cmp.constantFixed.wakeups), "writes": \(cmp.constantFixed.writes), "cpu_percent": \(f(cmp.constantFixed.cpuPercent, 3))}, \
         "clock_nanosleep_floor": {"wakeups": \(cmp.floor.wakeups), "cpu_percent": \(f(cmp.floor.cpuPercent, 3))}}, \
@@ -345,6 +360,7 @@ if json {
     print("  socket round trip  p50 \(f(percentile(rtts, 0.5))) µs   p99 \(f(percentile(rtts, 0.99))) µs")
     print("  command → write    p50 \(f(percentile(commandToWrite, 0.5))) µs   p99 \(f(percentile(commandToWrite, 0.99))) µs")
     print("  player.start → write  raw socket p50 \(f(percentile(startToWrite.raw, 0.5))) µs p99 \(f(percentile(startToWrite.raw, 0.99))) µs; Swift CoreHaptics p50 \(f(percentile(startToWrite.library, 0.5))) µs p99 \(f(percentile(startToWrite.library, 0.99))) µs")
+    print("  start, then sendParameters at once (Swift CoreHaptics): the first write had the parameters in \(startToWrite.withParameters) of \(startToWrite.starts); the two lines in one write (raw socket): \(startToWrite.pipelined) of \(startToWrite.pipelinedStarts)")
     print("  waveforms          8 players at 48 kHz in 5 ms blocks: CPU \(f(waveformCPU, 3)) % of one core")
     print("  requests/s         one client: \(f(sequentialRate, 0)) sequential, \(f(pipelinedRate, 0)) pipelined (100 per write)")
     let paths: [(String, [StageTimes])] = [("through the socket", path), ("in-process, DaemonCore.handle on the calling thread", pathInProcess)]
