@@ -34,8 +34,7 @@ public final class DaemonCore: @unchecked Sendable {
     /// device whose write failed while it stayed plugged in; `DeviceManager` reopens it and calls `addPad`.
     var deviceRecovery: (@Sendable (String) -> Void)?
     /// Device errors raised while the current command's first frame was written.
-    /// The devices that failed in the current command's render pass (or its turn's, `handle(lines:)`).
-    var commandDeviceErrors: [(pad: PadID, message: String)] = []
+    var commandDeviceErrors: [String] = []
     /// Set by `shutdown` before it stops the engines: their stops are the daemon going away, which
     /// clients learn from the socket closing (Core Haptics' `serverInterrupted`), not from events
     /// that would read as players finishing.
@@ -164,7 +163,7 @@ public final class DaemonCore: @unchecked Sendable {
             logger.info("pad \(pad) (\(locality.rawValue)): engine reset; its players must be created again")
         case .deviceError(let pad, let message, let disconnected):
             logger.error("pad \(pad): \(message)")
-            commandDeviceErrors.append((pad, "device \(pad): \(message)"))
+            commandDeviceErrors.append("device \(pad): \(message)")
             // A device that failed but is still there is reopened (by `deviceRecovery`); re-attaching
             // it resets its engine. An unplugged one is left to hot-plug.
             if !disconnected, let path = state.pads.failed(pad) { deviceRecovery?(path) }
@@ -201,12 +200,8 @@ public final class DaemonCore: @unchecked Sendable {
     /// Parsing and decoding (patterns included) and the replies' encoding happen here, on the calling
     /// socket thread, and so do the answers that read nothing of the daemon's state (`ping`,
     /// `version`); the other commands run under the render loop's lock, taken once for all of them
-    /// (`RenderLoop.performSteps`), in order. The commands of a turn that change engines take
-    /// effect together, as calls made in one render cycle do in Core Haptics: their pads get one
-    /// render pass, after the last of them, so a `player.start` read together with the
-    /// `player.send_parameters` sent right after it writes the pad once, with the parameters —
-    /// rather than the start's value for a pacing interval first. A device that fails in that pass
-    /// fails each of them. (No command changes what decoding reads: the limits change only on reload.)
+    /// (`RenderLoop.performSteps`), each exactly as alone — its own render pass, its own device
+    /// errors. (No command changes what decoding reads: the limits change only on reload.)
     public func handle(lines: [String], from client: ClientID) -> [String] {
         // The configuration is read once per turn, and only for a turn with a command to decode.
         var context: DecodingContext?
@@ -222,26 +217,10 @@ public final class DaemonCore: @unchecked Sendable {
         // The commands' outcomes, in order (the lines already answered have none).
         var outcomes: IndexingIterator<[Result<JSONObject, ProtocolError>]> = [].makeIterator()
         if prepared.contains(where: { if case .command = $0 { true } else { false } }) {
-            let lastChange = prepared.lastIndex { if case .command(_, let d, _) = $0 { d.effect == .changes } else { false } }
             outcomes = loop.performSteps { steps in
-                var results: [Step] = []
-                for (i, p) in prepared.enumerated() {
-                    guard case .command(let request, let declaration, let decoded) = p else { continue }
-                    results.append(run(declaration, request, decoded, client, &steps, passLater: i < lastChange ?? 0))
-                }
-                // The pass the deferred ones wait for ran in the last one's step (or runs now, if
-                // that one failed first); a device that failed in it fails them too.
-                steps.passDeferred()
-                return results.map { step in
-                    switch step {
-                    case .done(let result):
-                        return result
-                    case .awaitingPass(let result, let late, let pads):
-                        if let failure = commandDeviceErrors.first(where: { pads.contains($0.pad) }) {
-                            return .failure(ProtocolError(.deviceError, failure.message))
-                        }
-                        return .success(state.finishReply(result, late))
-                    }
+                prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
+                    guard case .command(let request, let declaration, let decoded) = p else { return nil }
+                    return run(declaration, request, decoded, client, &steps)
                 }
             }.makeIterator()
         }
@@ -296,44 +275,32 @@ public final class DaemonCore: @unchecked Sendable {
         }
     }
 
-    /// A command run under the render loop's lock: its outcome, or — its render pass left to a later
-    /// command of the turn — its result and the fields it left to after that pass.
-    private enum Step {
-        case done(Result<JSONObject, ProtocolError>)
-        /// The result, its deferred fields, the pads it reached.
-        case awaitingPass(JSONObject, (() -> JSONObject)?, [PadID])
-    }
-
-    /// One command, under the render loop's lock: dispatched on the state, then its first frame —
-    /// or, `passLater`, its first frame left to a later command's render pass.
+    /// One command, under the render loop's lock: dispatched on the state, then its first frame.
     private func run(
         _ declaration: CommandDeclaration, _ request: Request, _ decoded: Result<any CommandRequest, ProtocolError>, _ client: ClientID,
-        _ steps: inout RenderLoop.Steps, passLater: Bool = false
-    ) -> Step {
+        _ steps: inout RenderLoop.Steps
+    ) -> Result<JSONObject, ProtocolError> {
         let changesEngines = declaration.effect == .changes
         do {
-            // (Only a render pass can fail a device: those of a turn's deferred commands are read
-            // after the whole turn, past any read-only command's step.)
-            if changesEngines { commandDeviceErrors = [] }
-            let result = try steps.perform(ticking: changesEngines, deferringPass: passLater) { access throws(ProtocolError) in
+            commandDeviceErrors = []
+            let result = try steps.perform(ticking: changesEngines) { access throws(ProtocolError) in
                 guard let c = state.clients[client] else { throw ProtocolError(.badRequest, "the connection is closing") }
                 return try state.dispatch(declaration, request, decoded, CommandContext(client: c, access: access))
             }
-            if changesEngines && passLater { return .awaitingPass(result, state.takeDeferredFields(), steps.reached) }
             // The first frame of a command is written right after it (inside `perform`); a device
-            // it reached that failed then fails the command.
-            if changesEngines, let failure = commandDeviceErrors.first(where: { steps.reached.contains($0.pad) }) {
+            // that failed then fails the command.
+            if changesEngines, let failure = commandDeviceErrors.first {
                 state.dropDeferredFields()
-                throw ProtocolError(.deviceError, failure.message)
+                throw ProtocolError(.deviceError, failure)
             }
             // What the handler left to after the write (`DaemonState.deferFields`).
-            return .done(.success(state.finishReply(result)))
+            return .success(state.finishReply(result))
         } catch let error as ProtocolError {
             state.dropDeferredFields()
-            return .done(.failure(error))
+            return .failure(error)
         } catch {
             state.dropDeferredFields()
-            return .done(.failure(ProtocolError(.badRequest, "\(error)")))
+            return .failure(ProtocolError(.badRequest, "\(error)"))
         }
     }
 

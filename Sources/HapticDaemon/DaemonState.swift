@@ -51,22 +51,11 @@ final class DaemonState {
     /// A handler's result with the fields it deferred, read now (`DaemonCore` calls it after the
     /// command's render pass, still under the render loop's lock).
     func finishReply(_ result: JSONObject) -> JSONObject {
-        defer { lateFields = nil }
-        return finishReply(result, lateFields)
-    }
-
-    /// `finishReply` of a command whose render pass came later (`takeDeferredFields` kept its fields).
-    func finishReply(_ result: JSONObject, _ late: (() -> JSONObject)?) -> JSONObject {
-        guard let late else { return result }
+        guard let late = lateFields else { return result }
+        lateFields = nil
         var out = late()
         for m in result.members where out[m.key] == nil { out.append(m.key, m.value) }
         return out
-    }
-
-    /// The fields the last command deferred, taken for a later `finishReply(_:_:)`.
-    func takeDeferredFields() -> (() -> JSONObject)? {
-        defer { lateFields = nil }
-        return lateFields
     }
 
     /// Forgets deferred fields (a command that failed after deferring, or one about to run).

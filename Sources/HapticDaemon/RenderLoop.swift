@@ -323,56 +323,27 @@ public final class RenderLoop: @unchecked Sendable {
         fileprivate let loop: RenderLoop
         /// The clock's reading at the last step's render pass, if any step ticked.
         private var renderedAt: Double?
-        /// Pads reached by steps whose render pass was left to a later step (`deferringPass`).
-        private var deferred: [PadID] = []
-        /// The pads the last step's body reached (those its render pass was for).
-        public private(set) var reached: [PadID] = []
 
         fileprivate init(loop: RenderLoop) { self.loop = loop }
 
-        /// One command: `body`, then — when `ticking` — the render-and-pace pass of the pads it
-        /// reached, and of those earlier steps left to it. `deferringPass`: the pass is left to a
-        /// later step (or `passDeferred`), which renders this step's change together with its own.
-        public mutating func perform<T>(ticking: Bool, deferringPass: Bool = false, _ body: (PadAccess) throws -> T) rethrows -> T {
+        /// One command: `body`, then — when `ticking` — the render-and-pace pass of the pads it reached.
+        public mutating func perform<T>(ticking: Bool, _ body: (PadAccess) throws -> T) rethrows -> T {
             loop.touched.removeAll(keepingCapacity: true)
-            reached = []
             let result = try body(PadAccess(loop: loop))
             RequestProbe.mark(.dispatched)
-            reached = loop.touched
             if ticking {
-                if deferringPass {
-                    for id in loop.touched where !deferred.contains(id) { deferred.append(id) }
-                } else {
-                    for id in deferred where !loop.touched.contains(id) { loop.touched.append(id) }
-                    deferred.removeAll(keepingCapacity: true)
-                    pass()
-                }
+                // Only the pads the body reached: the others' output cannot have changed, and
+                // rendering every pad's players per command would be most of a busy daemon's time
+                // under the soak test's far-future schedules (docs/robustness.md §2).
+                let now = loop.clock.now
+                for (id, pad) in loop.order where loop.touched.contains(id) { loop.tick(id, pad, now: now) }
+                renderedAt = now
             }
             return result
         }
 
-        /// The render pass of the pads earlier steps left to a later one that did not come (it
-        /// failed before its pass); nothing when none is left.
-        public mutating func passDeferred() {
-            guard !deferred.isEmpty else { return }
-            loop.touched = deferred
-            deferred.removeAll(keepingCapacity: true)
-            pass()
-        }
-
-        /// The render-and-pace pass of the pads in `loop.touched`. Only the pads the steps reached:
-        /// the others' output cannot have changed, and rendering every pad's players per command
-        /// would be most of a busy daemon's time under the soak test's far-future schedules
-        /// (docs/robustness.md §2).
-        private mutating func pass() {
-            let now = loop.clock.now
-            for (id, pad) in loop.order where loop.touched.contains(id) { loop.tick(id, pad, now: now) }
-            renderedAt = now
-        }
-
         /// The timer, re-armed for what the steps changed (nothing fires while the lock is held).
         fileprivate mutating func finish() {
-            passDeferred()
             guard let now = renderedAt else { return }
             renderedAt = nil
             loop.rearm(renderedAt: now)
