@@ -213,17 +213,28 @@ loop.shutdown()
 
 // The socket: hapticd's own server and core in this process, a real Unix socket, one client.
 final class WriteClock: Sendable {
-    /// The pad's last write: its time and value, and how many there were.
-    private let last = Mutex<(count: Int, time: Double, value: MotorMagnitudes)>((0, 0, .zero))
-    func note(_ time: Double, _ value: MotorMagnitudes) { last.withLock { $0 = ($0.count + 1, time, value) } }
-    var lastWrite: Double { last.withLock { $0.time } }
-    var count: Int { last.withLock { $0.count } }
-    /// The first write after the `count`-th, waiting for it up to `timeout` s (a start the library
-    /// sends without waiting for hapticd's answer is written after the call returns).
-    func write(after count: Int, timeout: Double = 1) -> (time: Double, value: MotorMagnitudes)? {
+    /// The pad's last writes (at most `kept`), their time and value, and how many there were.
+    private let log = Mutex<(count: Int, recent: [(time: Double, value: MotorMagnitudes)])>((0, []))
+    private static let kept = 64
+    func note(_ time: Double, _ value: MotorMagnitudes) {
+        log.withLock { l in
+            l.count += 1
+            if l.recent.count == Self.kept { l.recent.removeFirst() }
+            l.recent.append((time, value))
+        }
+    }
+    var lastWrite: Double { log.withLock { $0.recent.last?.time ?? 0 } }
+    var count: Int { log.withLock { $0.count } }
+    /// The first write after the `count`-th one for which `matching` holds, waiting for it up to
+    /// `timeout` s.
+    func write(after count: Int, timeout: Double = 1, matching: (MotorMagnitudes) -> Bool = { _ in true }) -> (time: Double, value: MotorMagnitudes)? {
         let end = MonotonicClock().now + timeout
         while MonotonicClock().now < end {
-            if let w = last.withLock({ $0.count > count ? ($0.time, $0.value) : nil }) { return w }
+            let found = log.withLock { l -> (time: Double, value: MotorMagnitudes)? in
+                let new = l.recent.suffix(max(0, min(l.count - count, l.recent.count)))
+                return new.first { matching($0.value) }
+            }
+            if let found { return found }
             sched_yield()
         }
         return nil
@@ -296,7 +307,7 @@ if want("pathprofile") {
 }
 // player.start → write through the Swift CoreHaptics library and through the raw socket.
 let startToWrite = want("library")
-    ? try compareSwiftLibrary(socketPath: socketPath, client: client, iterations: quick ? 50 : 300, writes: writes) : (raw: [], library: [], withParameters: 0, starts: 0, pipelined: 0, pipelinedStarts: 0)
+    ? try compareSwiftLibrary(socketPath: socketPath, client: client, iterations: quick ? 50 : 300, writes: writes) : LibraryComparison()
 server.stop()
 core.shutdown()
 
@@ -331,7 +342,9 @@ if json {
         "player_start_to_write_us": {"raw_socket": {"p50": \(f(percentile(startToWrite.raw, 0.5))), "p99": \(f(percentile(startToWrite.raw, 0.99)))}, \
         "swift_corehaptics": {"p50": \(f(percentile(startToWrite.library, 0.5))), "p99": \(f(percentile(startToWrite.library, 0.99)))}, \
         "start_then_parameters": {"first_write_with_parameters": \(startToWrite.withParameters), "starts": \(startToWrite.starts), \
-        "pipelined_first_write_with_parameters": \(startToWrite.pipelined), "pipelined_starts": \(startToWrite.pipelinedStarts)}}}, \
+        "parameters_after_start_us": {"p50": \(f(percentile(startToWrite.correctedAfter, 0.5))), "p99": \(f(percentile(startToWrite.correctedAfter, 0.99)))}, \
+        "pipelined_first_write_with_parameters": \(startToWrite.pipelined), "pipelined_starts": \(startToWrite.pipelinedStarts), \
+        "pipelined_parameters_after_start_us": {"p50": \(f(percentile(startToWrite.pipelinedAfter, 0.5))), "p99": \(f(percentile(startToWrite.pipelinedAfter, 0.99)))}}}}, \
         "event_loop": {"constant_rumble": {"event": {"wakeups": \(cmp.constantEvent.wakeups), "writes": \(cmp.constantEvent.writes), "cpu_percent": \(f(cmp.constantEvent.cpuPercent, 3))}, \
         "fixed": {"wakeups": \(cmp.constantFixed.wakeups), "writes": \(cmp.constantFixed.writes), "cpu_percent": \(f(cmp.constantFixed.cpuPercent, 3))}, \
         "clock_nanosleep_floor": {"wakeups": \(cmp.floor.wakeups), "cpu_percent": \(f(cmp.floor.cpuPercent, 3))}}, \
@@ -360,7 +373,8 @@ if json {
     print("  socket round trip  p50 \(f(percentile(rtts, 0.5))) µs   p99 \(f(percentile(rtts, 0.99))) µs")
     print("  command → write    p50 \(f(percentile(commandToWrite, 0.5))) µs   p99 \(f(percentile(commandToWrite, 0.99))) µs")
     print("  player.start → write  raw socket p50 \(f(percentile(startToWrite.raw, 0.5))) µs p99 \(f(percentile(startToWrite.raw, 0.99))) µs; Swift CoreHaptics p50 \(f(percentile(startToWrite.library, 0.5))) µs p99 \(f(percentile(startToWrite.library, 0.99))) µs")
-    print("  start, then sendParameters at once (Swift CoreHaptics): the first write had the parameters in \(startToWrite.withParameters) of \(startToWrite.starts); the two lines in one write (raw socket): \(startToWrite.pipelined) of \(startToWrite.pipelinedStarts)")
+    print("  start, then sendParameters at once (Swift CoreHaptics): the first write had the parameters in \(startToWrite.withParameters) of \(startToWrite.starts); the pad had them p50 \(f(percentile(startToWrite.correctedAfter, 0.5))) µs p99 \(f(percentile(startToWrite.correctedAfter, 0.99))) µs after the start's write")
+    print("  the two lines in one write (raw socket): first write with the parameters in \(startToWrite.pipelined) of \(startToWrite.pipelinedStarts); the pad had them p50 \(f(percentile(startToWrite.pipelinedAfter, 0.5))) µs p99 \(f(percentile(startToWrite.pipelinedAfter, 0.99))) µs after")
     print("  waveforms          8 players at 48 kHz in 5 ms blocks: CPU \(f(waveformCPU, 3)) % of one core")
     print("  requests/s         one client: \(f(sequentialRate, 0)) sequential, \(f(pipelinedRate, 0)) pipelined (100 per write)")
     let paths: [(String, [StageTimes])] = [("through the socket", path), ("in-process, DaemonCore.handle on the calling thread", pathInProcess)]

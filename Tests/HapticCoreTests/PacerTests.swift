@@ -264,3 +264,63 @@ let slowPad: DeviceProfile = {
         #expect(!pipeline.needsTicks)
     }
 }
+
+/// An onset a command wrote from silence, corrected at once by the commands right after it (a start,
+/// then the intensity it plays at): within half an interval, to non-zero values, up to three times,
+/// only by commands, only on pads whose interval is the driver's.
+@Suite struct OnsetCorrectionTests {
+    @Test func aCommandRightAfterAnOnsetFromSilenceIsWrittenAtOnce() {
+        var pacer = Pacer(profile: .generic)  // 10 ms: corrections within 5 ms
+        #expect(DeviceProfile.generic.onsetCorrectionWindow == 0.005)
+        #expect(pacer.offer(a, at: 0, command: true) == .set(a))
+        #expect(pacer.offer(b, at: 0.0002, command: true) == .set(b), "the start's intensity, a round trip later")
+        #expect(pacer.nextWriteTime(from: 0.0002) >= 0.0102 - 1e-6, "and the interval runs from the correction")
+        // The same change from the pattern itself (a timer's pass) waits: a transient's pulse is not cut.
+        var timer = Pacer(profile: .generic)
+        #expect(timer.offer(a, at: 0, command: true) == .set(a))
+        #expect(timer.offer(b, at: 0.0002) == nil)
+    }
+
+    @Test func onlyWithinHalfAnIntervalAndOnlyToANonZeroValue() {
+        var late = Pacer(profile: .generic)
+        #expect(late.offer(a, at: 0, command: true) == .set(a))
+        #expect(late.offer(b, at: 0.006, command: true) == nil, "after half an interval the pad waits for its interval")
+        #expect(late.offer(b, at: 0.010, command: true) == .set(b))
+        var stop = Pacer(profile: .generic)
+        #expect(stop.offer(a, at: 0, command: true) == .set(a))
+        #expect(stop.offer(.zero, at: 0.0002, command: true) == nil, "a stop keeps the minimum on-time")
+        #expect(stop.offer(.zero, at: 0.010) == .set(.zero))
+        // Nor one motor: the strong one's onset is felt for its interval, the weak one's comes with it.
+        var handOver = Pacer(profile: .generic)
+        #expect(handOver.offer(MotorMagnitudes(strong: 65535, weak: 0), at: 0, command: true) != nil)
+        #expect(handOver.offer(MotorMagnitudes(strong: 0, weak: 19661), at: 0.0002, command: true) == nil)
+        #expect(handOver.offer(MotorMagnitudes(strong: 0, weak: 19661), at: 0.010) == .set(MotorMagnitudes(strong: 0, weak: 19661)))
+    }
+
+    @Test func anOnsetIsFromSilenceAndHasAtMostThreeCorrections() {
+        var pacer = Pacer(profile: .generic)
+        #expect(pacer.offer(a, at: 0, command: true) == .set(a))
+        var values: [MotorMagnitudes] = []
+        for k in 1...5 {
+            let v = MotorMagnitudes(strong: UInt16(1000 * k), weak: 5000)
+            if case .set(let w)? = pacer.offer(v, at: 0.0001 * Double(k), command: true) { values.append(w) }
+        }
+        #expect(values.count == Pacer.maximumOnsetCorrections, "\(values)")
+        // A change of a value already playing is no onset: it waits for the interval.
+        var playing = Pacer(profile: .generic)
+        #expect(playing.offer(a, at: 0) == .set(a))
+        #expect(playing.offer(b, at: 0.010, command: true) == .set(b))
+        #expect(playing.offer(a, at: 0.0102, command: true) == nil)
+    }
+
+    /// Where the interval is a link's or a driver's own limit, no report is added.
+    @Test func padsPacedByTheirLinkAreNotCorrected() {
+        for profile in DeviceProfile.builtIn + DeviceProfile.hidrawBuiltIn {
+            #expect((profile.onsetCorrectionWindow > 0) == (profile.minimumUpdateInterval <= 0.016), "\(profile.name)")
+        }
+        #expect(DeviceProfile.switchProBluetoothHD.onsetCorrectionWindow == 0)
+        var pacer = Pacer(profile: .switchProBluetoothHD)
+        #expect(pacer.offer(a, at: 0, command: true) != nil)
+        #expect(pacer.offer(b, at: 0.0002, command: true) == nil)
+    }
+}

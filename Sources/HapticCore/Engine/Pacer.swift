@@ -18,7 +18,15 @@
 ///   other (a game's frames) then has no re-send between its values to take the next one's slot
 ///   (docs/benchmarks.md). One for a zero: what follows a stop is a new effect, whenever the game
 ///   sends it, and the re-sent zero is out of its way sooner. A re-send is a write like any other:
-///   the next value waits an interval after it (the link's need).
+///   the next value waits an interval after it (the link's need);
+/// - an onset a command wrote from silence may be corrected at once by the commands that follow it
+///   within `DeviceProfile.onsetCorrectionWindow` (half an interval), up to
+///   `maximumOnsetCorrections` times: what a program sends right after a start — the intensity it
+///   plays at, a second player — reaches the pad a round trip later rather than an interval later,
+///   as Core Haptics renders the calls of one cycle together. Never to a zero on a motor the
+///   onset turned on (a stop, or one motor's, keeps the minimum on-time), only for a command's
+///   render pass (not the pattern's own changes: a transient's pulse is not cut short), only on
+///   pads whose interval is not a link's limit.
 public struct Pacer: Sendable {
     public enum Write: Equatable, Sendable {
         case set(MotorMagnitudes)
@@ -40,6 +48,10 @@ public struct Pacer: Sendable {
     private var owed = MotorMagnitudes.zero
     /// When the last value written is to be sent once more (`DeviceProfile.settles`).
     public private(set) var settleTime: Double?
+    /// The last onset a command wrote from silence, and how many corrections it has had.
+    private var onset: (time: Double, corrections: Int)?
+    /// Corrections of one onset at most (a start, a second player's start, the two's parameters).
+    public static let maximumOnsetCorrections = 3
 
     public init(profile: DeviceProfile) { self.profile = profile }
 
@@ -50,12 +62,16 @@ public struct Pacer: Sendable {
     /// value of the window if the pad does not have it (a pulse or a ramp's last value the stop came
     /// too soon after: it is not lost, the stop follows an interval later); otherwise the latest
     /// value (so falls and new values are not delayed by a window).
-    public mutating func offer(_ value: MotorMagnitudes, at now: Double) -> Write? {
+    ///
+    /// `command`: the render pass of a command (which may correct an onset, see above).
+    public mutating func offer(_ value: MotorMagnitudes, at now: Double, command: Bool = false) -> Write? {
         let q = quantized(value)
         latest = q
         owed = Self.newest(owed, q)
         let peak = windowPeak?.peak(with: q) ?? q
-        guard canWrite(at: now) else {
+        // Not to a zero on any motor the onset turned on: that motor keeps its minimum on-time.
+        let correcting = command && q != written && !MotorMagnitudes.any(written, q, { $0 != 0 && $1 == 0 }) && correctsOnset(at: now)
+        guard correcting || canWrite(at: now) else {
             windowPeak = peak
             return nil
         }
@@ -67,6 +83,11 @@ public struct Pacer: Sendable {
             fourth: Self.choose(peak: peak.fourth, owed: owed.fourth, latest: q.fourth, written: written.fourth))
         owed = .zero
         if out != written {
+            if correcting {
+                onset?.corrections += 1
+            } else {
+                onset = command && written.isZero && !out.isZero ? (now, 0) : nil
+            }
             written = out
             lastWriteTime = now
             settleTime = profile.settles ? now + (out.isZero ? 1 : Self.settleDelay) * profile.minimumUpdateInterval : nil
@@ -82,6 +103,12 @@ public struct Pacer: Sendable {
             return .refresh(written)
         }
         return nil
+    }
+
+    /// Whether a command's value at `now` may correct the last onset at once.
+    private func correctsOnset(at now: Double) -> Bool {
+        guard let onset, onset.corrections < Self.maximumOnsetCorrections else { return false }
+        return now - onset.time < profile.onsetCorrectionWindow
     }
 
     /// One motor at a write opportunity: the window's peak if the pad has not felt it; else, when the
@@ -142,6 +169,7 @@ public struct Pacer: Sendable {
         latest = .zero
         owed = .zero
         settleTime = nil
+        onset = nil
     }
 
     /// Whether something offered has not reached the pad yet: the loop keeps ticking until it has.

@@ -73,7 +73,7 @@ public final class PadPipeline {
         sleptThrough = false
         if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix(at: now - 1e-6)), at: now) }
         for (_, e) in engines { e.update() }
-        let write = pacer.offer(scaled(mix(at: now)), at: now)
+        let write = pacer.offer(scaled(mix(at: now)), at: now, command: !timer)
         if write != nil || !timer {
             idleWakes = 0
         } else if !pacer.hasPendingOutput {

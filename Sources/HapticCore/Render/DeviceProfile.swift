@@ -154,6 +154,12 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     /// none, ff-memless sends every play twice — `RumbleDevice.effectLengthMilliseconds`), so
     /// without a re-send a rumble held longer would end by itself.
     public static let maximumHold = 30.0
+    /// How long after an onset a command wrote from silence the commands that follow may correct it
+    /// at once (`Pacer`): half the interval, on pads whose interval is what the driver takes (16 ms
+    /// or less); none where the interval is a link's or a driver's own limit — the Switch's (its
+    /// driver's queue, or Bluetooth's "more often can turn the controller off"), the Xbox's trigger
+    /// reports — where an extra report would cost more than it brings.
+    public var onsetCorrectionWindow: Double { minimumUpdateInterval <= 0.016 ? minimumUpdateInterval / 2 : 0 }
     /// How often the pacer re-sends a held non-zero value: `refreshInterval`, at most `maximumHold`.
     public var refreshPeriod: Double { min(refreshInterval ?? Self.maximumHold, Self.maximumHold) }
     /// Stop by writing zero magnitudes to the still-playing effect instead of stopping it, for drivers
