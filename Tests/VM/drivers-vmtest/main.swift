@@ -740,7 +740,10 @@ final class Trial {
             let during = rs.filter { $0.time >= onStart && $0.time <= onEnd }.map(\.time)
             let gaps = zip(during.dropFirst(), during).map { $0 - $1 }
             let limit = refresh + pad.latencyBound + tick + schedulingSlack
-            t.check(onEnd - onStart >= refresh && (gaps.max() ?? 0) <= limit,
+            // The re-send is due `refresh` after the write of the first value; the two reports each
+            // come a write → report latency after their write, which varies by milliseconds under
+            // TCG (a span of 1995.9 ms once, the first report the later one).
+            t.check(gaps.count >= 1 && onEnd - onStart >= refresh - pad.latencyBound && (gaps.max() ?? 0) <= limit,
                     "\(pad.type): a constant value is re-sent at least every \(ms(limit)) ms (refresh \(refresh) s)",
                     "largest gap \(ms(gaps.max())) ms over \(ms(onEnd - onStart)) ms", timing: true)
             t.measures["refresh_max_gap_ms"] = ms(gaps.max())
