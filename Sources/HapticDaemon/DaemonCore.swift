@@ -283,7 +283,7 @@ public final class DaemonCore: @unchecked Sendable {
         let changesEngines = declaration.effect == .changes
         do {
             commandDeviceErrors = []
-            let result = try steps.perform(ticking: changesEngines) { access throws(ProtocolError) in
+            let result = try steps.perform(ticking: changesEngines, adjusting: declaration.command.adjustsParameters) { access throws(ProtocolError) in
                 guard let c = state.clients[client] else { throw ProtocolError(.badRequest, "the connection is closing") }
                 return try state.dispatch(declaration, request, decoded, CommandContext(client: c, access: access))
             }

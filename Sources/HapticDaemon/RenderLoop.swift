@@ -327,7 +327,8 @@ public final class RenderLoop: @unchecked Sendable {
         fileprivate init(loop: RenderLoop) { self.loop = loop }
 
         /// One command: `body`, then — when `ticking` — the render-and-pace pass of the pads it reached.
-        public mutating func perform<T>(ticking: Bool, _ body: (PadAccess) throws -> T) rethrows -> T {
+        /// `adjusting`: the command only changed players' dynamic parameters (`Pacer.offer`).
+        public mutating func perform<T>(ticking: Bool, adjusting: Bool = false, _ body: (PadAccess) throws -> T) rethrows -> T {
             loop.touched.removeAll(keepingCapacity: true)
             let result = try body(PadAccess(loop: loop))
             RequestProbe.mark(.dispatched)
@@ -336,7 +337,7 @@ public final class RenderLoop: @unchecked Sendable {
                 // rendering every pad's players per command would be most of a busy daemon's time
                 // under the soak test's far-future schedules (docs/robustness.md §2).
                 let now = loop.clock.now
-                for (id, pad) in loop.order where loop.touched.contains(id) { loop.tick(id, pad, now: now) }
+                for (id, pad) in loop.order where loop.touched.contains(id) { loop.tick(id, pad, now: now, adjusting: adjusting) }
                 renderedAt = now
             }
             return result
@@ -372,7 +373,7 @@ public final class RenderLoop: @unchecked Sendable {
         eventHandler?(event)
     }
 
-    private func tick(_ id: PadID, _ pad: Pad, now: Double, timer: Bool = false) {
+    private func tick(_ id: PadID, _ pad: Pad, now: Double, timer: Bool = false, adjusting: Bool = false) {
         if let waveform = pad.waveform {
             // The stream first: while it runs it is the pad's only renderer. A failed report hands
             // the pad to the motors at once (this same pass); a retry may hand it back.
@@ -380,7 +381,7 @@ public final class RenderLoop: @unchecked Sendable {
             if let changed = pass.changed { hapticsHandler?(id, changed) }
             if pass.handled { return }
         }
-        guard let write = pad.pipeline.tick(sampleBefore: mode == .event, timer: timer) else { return }
+        guard let write = pad.pipeline.tick(sampleBefore: mode == .event, timer: timer, adjusting: adjusting) else { return }
         guard let sink = pad.sink else { return }
         if !timer { RequestProbe.mark(.rendered) }
         defer { if !timer { RequestProbe.mark(.written) } }

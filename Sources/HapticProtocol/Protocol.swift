@@ -207,3 +207,10 @@ public enum Command: String, Sendable, CaseIterable {
     case policy
     case policySet = "policy.set"
 }
+
+extension Command {
+    /// The command only changes the dynamic parameters of a player it names (intensity, sharpness,
+    /// envelope controls, curves): right after the player's start, it sets the level the start plays
+    /// at rather than asking for a new value (`Pacer`'s onset correction may then take a motor to zero).
+    public var adjustsParameters: Bool { self == .playerSendParameters || self == .playerScheduleCurve }
+}

@@ -313,6 +313,25 @@ let slowPad: DeviceProfile = {
         #expect(playing.offer(a, at: 0.0102, command: true) == nil)
     }
 
+    /// A player's own parameters right after its start set the level it plays at: they may silence
+    /// a motor the onset turned on (a start, then its intensity to 0, or a sharpness that moves it
+    /// to the other motor) — what other commands may not.
+    @Test func theStartsOwnParametersMayTakeAMotorToZero() {
+        let full = MotorMagnitudes(strong: 46340, weak: 46340)
+        var moved = Pacer(profile: .generic)
+        #expect(moved.offer(full, at: 0, command: true) == .set(full))
+        #expect(moved.offer(MotorMagnitudes(strong: 0, weak: 45874), at: 0.0003, command: true, adjusting: true)
+            == .set(MotorMagnitudes(strong: 0, weak: 45874)))
+        var silenced = Pacer(profile: .generic)
+        #expect(silenced.offer(full, at: 0, command: true) == .set(full))
+        #expect(silenced.offer(.zero, at: 0.0003, command: true, adjusting: true) == .set(.zero))
+        // Not from the pattern itself, nor after the window.
+        var later = Pacer(profile: .generic)
+        #expect(later.offer(full, at: 0, command: true) == .set(full))
+        #expect(later.offer(.zero, at: 0.0003, adjusting: true) == nil)
+        #expect(later.offer(.zero, at: 0.006, command: true, adjusting: true) == nil)
+    }
+
     /// Where the interval is a link's or a driver's own limit, no report is added.
     @Test func padsPacedByTheirLinkAreNotCorrected() {
         for profile in DeviceProfile.builtIn + DeviceProfile.hidrawBuiltIn {

@@ -176,6 +176,10 @@ extension DaemonCoreTests {
             guard span < window else { continue }
             #expect(sent == started + writtenIn, "the start's level, then at once the parameters': \(sent)")
         }
+        // Parameters that silence the start (MeloNX sends 0 to a player it has just started): the
+        // pad goes quiet at once, not an interval later.
+        let silenced = try firstWrites(1, sendingIntensity: 0, together: false)
+        if span < window { #expect(silenced == started + [.zero], "\(silenced)") }
     }
 
     /// What a later line of the same turn silences still reaches the pad (issue 26 §1), and an

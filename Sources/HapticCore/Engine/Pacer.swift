@@ -24,7 +24,9 @@
 ///   `maximumOnsetCorrections` times: what a program sends right after a start — the intensity it
 ///   plays at, a second player — reaches the pad a round trip later rather than an interval later,
 ///   as Core Haptics renders the calls of one cycle together. Never to a zero on a motor the
-///   onset turned on (a stop, or one motor's, keeps the minimum on-time), only for a command's
+///   onset turned on (a stop, or one motor's, keeps the minimum on-time) unless the command only
+///   changed players' parameters (the start's own level was no pulse anyone asked for: a start,
+///   then an intensity of 0 or a sharpness that moves it to the other motor), only for a command's
 ///   render pass (not the pattern's own changes: a transient's pulse is not cut short), only on
 ///   pads whose interval is not a link's limit.
 public struct Pacer: Sendable {
@@ -64,19 +66,25 @@ public struct Pacer: Sendable {
     /// value (so falls and new values are not delayed by a window).
     ///
     /// `command`: the render pass of a command (which may correct an onset, see above).
-    public mutating func offer(_ value: MotorMagnitudes, at now: Double, command: Bool = false) -> Write? {
+    /// `adjusting`: of a command that only changed players' dynamic parameters (`sendParameters`, a
+    /// curve) — its correction may take a motor to zero: the onset's level was the start's before
+    /// the level it plays at came, not a pulse anyone asked for (a start, then an intensity of 0).
+    public mutating func offer(_ value: MotorMagnitudes, at now: Double, command: Bool = false, adjusting: Bool = false) -> Write? {
         let q = quantized(value)
         latest = q
         owed = Self.newest(owed, q)
         let peak = windowPeak?.peak(with: q) ?? q
-        // Not to a zero on any motor the onset turned on: that motor keeps its minimum on-time.
-        let correcting = command && q != written && !MotorMagnitudes.any(written, q, { $0 != 0 && $1 == 0 }) && correctsOnset(at: now)
+        // Otherwise not to a zero on any motor the onset turned on: that motor keeps its minimum on-time.
+        let correcting = command && q != written && (adjusting || !MotorMagnitudes.any(written, q, { $0 != 0 && $1 == 0 }))
+            && correctsOnset(at: now)
         guard correcting || canWrite(at: now) else {
             windowPeak = peak
             return nil
         }
         windowPeak = nil
-        let out = MotorMagnitudes(
+        // A correction by parameters is the value now (they may silence a motor: what the window
+        // owes it was the start's level, on the pad already); others keep the window's rules.
+        let out = correcting && adjusting ? q : MotorMagnitudes(
             strong: Self.choose(peak: peak.strong, owed: owed.strong, latest: q.strong, written: written.strong),
             weak: Self.choose(peak: peak.weak, owed: owed.weak, latest: q.weak, written: written.weak),
             third: Self.choose(peak: peak.third, owed: owed.third, latest: q.third, written: written.third),

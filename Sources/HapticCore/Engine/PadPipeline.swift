@@ -67,13 +67,14 @@ public final class PadPipeline {
     /// slept through up to a breakpoint — goes into the pacer's peak hold too, as a dense tick would
     /// have offered it while a write had to wait. `timer`: the loop woke for this pad's own sake (not
     /// for a command), which `nextWakeup(now:)` learns from.
-    public func tick(sampleBefore: Bool = false, timer: Bool = false) -> Pacer.Write? {
+    /// `adjusting`: the pass of a command that only changed players' dynamic parameters (`Pacer.offer`).
+    public func tick(sampleBefore: Bool = false, timer: Bool = false, adjusting: Bool = false) -> Pacer.Write? {
         let now = engine.currentTime
         catchUp()
         sleptThrough = false
         if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix(at: now - 1e-6)), at: now) }
         for (_, e) in engines { e.update() }
-        let write = pacer.offer(scaled(mix(at: now)), at: now, command: !timer)
+        let write = pacer.offer(scaled(mix(at: now)), at: now, command: !timer, adjusting: adjusting)
         if write != nil || !timer {
             idleWakes = 0
         } else if !pacer.hasPendingOutput {
