@@ -253,6 +253,7 @@ public final class RenderLoop: @unchecked Sendable {
                     waveform.catchUp(pad.pipeline, now: loop.clock.now)
                 } else {
                     pad.pipeline.catchUp()
+                    pad.pipeline.sampleBeforeCommand()
                 }
             }
             return pad
@@ -381,7 +382,7 @@ public final class RenderLoop: @unchecked Sendable {
             if let changed = pass.changed { hapticsHandler?(id, changed) }
             if pass.handled { return }
         }
-        guard let write = pad.pipeline.tick(sampleBefore: mode == .event, timer: timer, adjusting: adjusting) else { return }
+        guard let write = pad.pipeline.tick(sampleBefore: mode == .event, timer: timer, command: !timer, adjusting: adjusting) else { return }
         guard let sink = pad.sink else { return }
         if !timer { RequestProbe.mark(.rendered) }
         defer { if !timer { RequestProbe.mark(.written) } }

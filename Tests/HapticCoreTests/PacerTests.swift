@@ -266,26 +266,33 @@ let slowPad: DeviceProfile = {
 }
 
 /// An onset a command wrote from silence, corrected at once by the commands right after it (a start,
-/// then the intensity it plays at): within half an interval, to non-zero values, up to three times,
-/// only by commands, only on pads whose interval is the driver's.
+/// then the intensity it plays at, a second player's start): within half an interval, up to three
+/// times, only by commands, never below the pad's level but by the start's own parameters, only on
+/// pads whose interval is the driver's.
 @Suite struct OnsetCorrectionTests {
+    /// `a` with more on both motors (a second player's start).
+    let more = MotorMagnitudes(strong: 30000, weak: 25000)
+
     @Test func aCommandRightAfterAnOnsetFromSilenceIsWrittenAtOnce() {
         var pacer = Pacer(profile: .generic)  // 10 ms: corrections within 5 ms
         #expect(DeviceProfile.generic.onsetCorrectionWindow == 0.005)
         #expect(pacer.offer(a, at: 0, command: true) == .set(a))
-        #expect(pacer.offer(b, at: 0.0002, command: true) == .set(b), "the start's intensity, a round trip later")
+        #expect(pacer.offer(more, at: 0.0002, command: true) == .set(more), "a second start, a round trip later")
+        var lowered = Pacer(profile: .generic)
+        #expect(lowered.offer(a, at: 0, command: true) == .set(a))
+        #expect(lowered.offer(b, at: 0.0002, command: true, adjustedFrom: a) == .set(b), "the start's intensity, a round trip later")
         #expect(pacer.nextWriteTime(from: 0.0002) >= 0.0102 - 1e-6, "and the interval runs from the correction")
         // The same change from the pattern itself (a timer's pass) waits: a transient's pulse is not cut.
         var timer = Pacer(profile: .generic)
         #expect(timer.offer(a, at: 0, command: true) == .set(a))
-        #expect(timer.offer(b, at: 0.0002) == nil)
+        #expect(timer.offer(more, at: 0.0002) == nil)
     }
 
     @Test func onlyWithinHalfAnIntervalAndOnlyToANonZeroValue() {
         var late = Pacer(profile: .generic)
         #expect(late.offer(a, at: 0, command: true) == .set(a))
-        #expect(late.offer(b, at: 0.006, command: true) == nil, "after half an interval the pad waits for its interval")
-        #expect(late.offer(b, at: 0.010, command: true) == .set(b))
+        #expect(late.offer(more, at: 0.006, command: true) == nil, "after half an interval the pad waits for its interval")
+        #expect(late.offer(more, at: 0.010, command: true) == .set(more))
         var stop = Pacer(profile: .generic)
         #expect(stop.offer(a, at: 0, command: true) == .set(a))
         #expect(stop.offer(.zero, at: 0.0002, command: true) == nil, "a stop keeps the minimum on-time")
@@ -302,7 +309,7 @@ let slowPad: DeviceProfile = {
         #expect(pacer.offer(a, at: 0, command: true) == .set(a))
         var values: [MotorMagnitudes] = []
         for k in 1...5 {
-            let v = MotorMagnitudes(strong: UInt16(1000 * k), weak: 5000)
+            let v = MotorMagnitudes(strong: UInt16(10000 + 1000 * k), weak: 20000)
             if case .set(let w)? = pacer.offer(v, at: 0.0001 * Double(k), command: true) { values.append(w) }
         }
         #expect(values.count == Pacer.maximumOnsetCorrections, "\(values)")
@@ -313,23 +320,101 @@ let slowPad: DeviceProfile = {
         #expect(playing.offer(a, at: 0.0102, command: true) == nil)
     }
 
-    /// A player's own parameters right after its start set the level it plays at: they may silence
-    /// a motor the onset turned on (a start, then its intensity to 0, or a sharpness that moves it
-    /// to the other motor) — what other commands may not.
-    @Test func theStartsOwnParametersMayTakeAMotorToZero() {
+    /// A player's own parameters right after its start set the level it plays at: they may lower or
+    /// silence a motor the onset turned on (a start, then its intensity to 0, or a sharpness that
+    /// moves it to the other motor) — where the output just before them still had the pad's level.
+    @Test func theStartsOwnParametersMayLowerAMotor() {
         let full = MotorMagnitudes(strong: 46340, weak: 46340)
         var moved = Pacer(profile: .generic)
         #expect(moved.offer(full, at: 0, command: true) == .set(full))
-        #expect(moved.offer(MotorMagnitudes(strong: 0, weak: 45874), at: 0.0003, command: true, adjusting: true)
+        #expect(moved.offer(MotorMagnitudes(strong: 0, weak: 45874), at: 0.0003, command: true, adjustedFrom: full)
             == .set(MotorMagnitudes(strong: 0, weak: 45874)))
         var silenced = Pacer(profile: .generic)
         #expect(silenced.offer(full, at: 0, command: true) == .set(full))
-        #expect(silenced.offer(.zero, at: 0.0003, command: true, adjusting: true) == .set(.zero))
-        // Not from the pattern itself, nor after the window.
+        #expect(silenced.offer(.zero, at: 0.0003, command: true, adjustedFrom: full) == .set(.zero))
+        // Not from the pattern itself, nor after the window, nor by another command.
         var later = Pacer(profile: .generic)
         #expect(later.offer(full, at: 0, command: true) == .set(full))
-        #expect(later.offer(.zero, at: 0.0003, adjusting: true) == nil)
-        #expect(later.offer(.zero, at: 0.006, command: true, adjusting: true) == nil)
+        #expect(later.offer(.zero, at: 0.0003, adjustedFrom: full) == nil)
+        #expect(later.offer(.zero, at: 0.006, command: true, adjustedFrom: full) == nil)
+        var other = Pacer(profile: .generic)
+        #expect(other.offer(full, at: 0, command: true) == .set(full))
+        #expect(other.offer(MotorMagnitudes(strong: 8000, weak: 46340), at: 0.004, command: true) == nil, "a weaker value keeps the interval")
+    }
+
+    /// Parameters sent when the pulse had already ended by itself (another player's, another
+    /// connection's) did not lower it: the pulse keeps its interval (a review's case).
+    @Test func parametersDoNotCutAPulseThatEndedByItself() {
+        let pulse = MotorMagnitudes(strong: 52428, weak: 39321)
+        var pacer = Pacer(profile: .generic)
+        #expect(pacer.offer(pulse, at: 11, command: true) == .set(pulse))
+        #expect(pacer.offer(.zero, at: 11.002) == nil, "the 2 ms pulse's end waits")
+        #expect(pacer.offer(.zero, at: 11.003, command: true, adjustedFrom: .zero) == nil, "the parameters changed nothing")
+        #expect(pacer.offer(.zero, at: 11.010) == .set(.zero))
+    }
+
+    /// A correction keeps what the window holds: the pattern's own burst between the onset and the
+    /// correction goes out with it, not lost (a review's case).
+    @Test func aCorrectionKeepsTheWindowsPeak() {
+        let base = MotorMagnitudes(strong: 20000, weak: 0)
+        var pacer = Pacer(profile: .generic)
+        #expect(pacer.offer(base, at: 0, command: true) == .set(base))
+        #expect(pacer.offer(MotorMagnitudes(strong: 20000, weak: 40000), at: 0.001) == nil)
+        #expect(pacer.offer(base, at: 0.002) == nil)
+        #expect(pacer.offer(MotorMagnitudes(strong: 15000, weak: 0), at: 0.003, command: true, adjustedFrom: base)
+            == .set(MotorMagnitudes(strong: 15000, weak: 40000)), "the burst's peak with the lowered level")
+    }
+
+    /// An onset, silenced and started again and again by commands: a correction that silences the
+    /// pad ends the onset, so the pad gets about one write an interval, not four (a review's case).
+    @Test func aSilencedOnsetIsOver() {
+        var pacer = Pacer(profile: .generic)
+        let a = MotorMagnitudes(strong: 30000, weak: 30000)
+        var n = 0, t = 0.0
+        while t < 0.1 {
+            if pacer.offer(a, at: t, command: true) != nil { n += 1 }
+            if pacer.offer(.zero, at: t + 0.0001, command: true, adjustedFrom: a) != nil { n += 1 }
+            if pacer.offer(a, at: t + 0.0002, command: true) != nil { n += 1 }
+            if pacer.offer(.zero, at: t + 0.0003, command: true, adjustedFrom: a) != nil { n += 1 }
+            t += 0.0101
+        }
+        #expect(n <= 20, "\(n) writes in 100 ms on a 10 ms pad")
+    }
+
+    /// The same through the pipeline: a 2 ms rumble from silence, then parameters to another
+    /// player that change nothing: the rumble is held its interval (a review's case; before the
+    /// output before the command was looked at, it was cut at 3 ms).
+    @Test func anotherPlayersParametersDoNotCutAShortRumble() throws {
+        let clock = ManualClock(10)
+        let engine = HapticEngine(profile: .generic, clock: clock)
+        engine.start()
+        let pipe = PadPipeline(engine: engine)
+        let idle = engine.makePlayer(HapticPattern(elements: [.event(.continuous(at: 0, duration: 5, intensity: 0))]), advanced: true)
+        try engine.start(idle)
+        _ = pipe.tick(timer: true)
+        var writes: [(Double, MotorMagnitudes)] = []
+        func record(_ w: Pacer.Write?) { if case .set(let m)? = w { writes.append((clock.now, m)) } }
+        clock.now = 11
+        pipe.catchUp()
+        pipe.sampleBeforeCommand()
+        try engine.start(engine.makeRumble(strong: 0.8, weak: 0.6, duration: 0.002))
+        record(pipe.tick(command: true))
+        clock.now = 11.002 + 1e-6
+        record(pipe.tick(sampleBefore: true, timer: true))
+        clock.now = 11.003
+        pipe.catchUp()
+        pipe.sampleBeforeCommand()
+        try engine.sendParameters([(.hapticIntensityControl, 1)], to: idle)
+        record(pipe.tick(sampleBefore: true, command: true, adjusting: true))
+        for k in 1...10 {
+            clock.now = 11.003 + Double(k) * 0.002
+            record(pipe.tick(sampleBefore: true, timer: true))
+        }
+        guard let on = writes.first(where: { !$0.1.isZero }), let off = writes.first(where: { $0.1.isZero }) else {
+            Issue.record("\(writes)")
+            return
+        }
+        #expect(off.0 - on.0 >= 0.010 - 1e-6, "held \(off.0 - on.0) s: \(writes)")
     }
 
     /// Where the interval is a link's or a driver's own limit, no report is added.

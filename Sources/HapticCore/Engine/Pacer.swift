@@ -1,7 +1,8 @@
 /// Decides what reaches a pad and when, from its profile: what the hardware does, kept apart from what
 /// the pattern means.
 ///
-/// - at most one write per `minimumUpdateInterval`;
+/// - at most one write per `minimumUpdateInterval` — but for an onset's corrections (below): at most
+///   1 + `maximumOnsetCorrections` writes per interval;
 /// - no write when the quantized value equals what the pad already has;
 /// - while a write must wait, the per-motor peak of everything offered is kept and written when the
 ///   interval is over, so a transient shorter than the interval is still felt;
@@ -23,12 +24,15 @@
 ///   within `DeviceProfile.onsetCorrectionWindow` (half an interval), up to
 ///   `maximumOnsetCorrections` times: what a program sends right after a start — the intensity it
 ///   plays at, a second player — reaches the pad a round trip later rather than an interval later,
-///   as Core Haptics renders the calls of one cycle together. Never to a zero on a motor the
-///   onset turned on (a stop, or one motor's, keeps the minimum on-time) unless the command only
-///   changed players' parameters (the start's own level was no pulse anyone asked for: a start,
-///   then an intensity of 0 or a sharpness that moves it to the other motor), only for a command's
-///   render pass (not the pattern's own changes: a transient's pulse is not cut short), only on
-///   pads whose interval is not a link's limit.
+///   as Core Haptics renders the calls of one cycle together. A correction never lowers a motor
+///   below what the pad has (what a program asked for keeps its minimum on-time: a stop, a weaker
+///   rumble, a pulse that ended), unless the command only changed players' parameters and the
+///   output just before it still had that level — then the drop is the parameters' (a start, then
+///   its intensity, 0 too, or a sharpness that moves it to the other motor): the start's level
+///   was no pulse anyone asked for. A correction keeps the window's rules (a peak it holds goes
+///   out with it); one that silences the pad ends the onset. Only for a command's render pass (not
+///   the pattern's own changes: a transient's pulse is not cut short), only on pads whose
+///   interval is not a link's limit.
 public struct Pacer: Sendable {
     public enum Write: Equatable, Sendable {
         case set(MotorMagnitudes)
@@ -66,25 +70,23 @@ public struct Pacer: Sendable {
     /// value (so falls and new values are not delayed by a window).
     ///
     /// `command`: the render pass of a command (which may correct an onset, see above).
-    /// `adjusting`: of a command that only changed players' dynamic parameters (`sendParameters`, a
-    /// curve) — its correction may take a motor to zero: the onset's level was the start's before
-    /// the level it plays at came, not a pulse anyone asked for (a start, then an intensity of 0).
-    public mutating func offer(_ value: MotorMagnitudes, at now: Double, command: Bool = false, adjusting: Bool = false) -> Write? {
+    /// `adjustedFrom`: for a command that only changed players' dynamic parameters (`sendParameters`,
+    /// a curve), the output just before it: a correction may lower a motor where that output still
+    /// had the pad's level (the parameters lowered it, not the end of a pulse).
+    public mutating func offer(_ value: MotorMagnitudes, at now: Double, command: Bool = false, adjustedFrom: MotorMagnitudes? = nil) -> Write? {
         let q = quantized(value)
         latest = q
         owed = Self.newest(owed, q)
         let peak = windowPeak?.peak(with: q) ?? q
-        // Otherwise not to a zero on any motor the onset turned on: that motor keeps its minimum on-time.
-        let correcting = command && q != written && (adjusting || !MotorMagnitudes.any(written, q, { $0 != 0 && $1 == 0 }))
-            && correctsOnset(at: now)
+        let before = adjustedFrom.map(quantized)
+        let correcting = command && q != written && correctsOnset(at: now)
+            && MotorMagnitudes.allMotors(written, q, before ?? .zero) { had, new, prior in new >= had || (before != nil && prior >= had) }
         guard correcting || canWrite(at: now) else {
             windowPeak = peak
             return nil
         }
         windowPeak = nil
-        // A correction by parameters is the value now (they may silence a motor: what the window
-        // owes it was the start's level, on the pad already); others keep the window's rules.
-        let out = correcting && adjusting ? q : MotorMagnitudes(
+        let out = MotorMagnitudes(
             strong: Self.choose(peak: peak.strong, owed: owed.strong, latest: q.strong, written: written.strong),
             weak: Self.choose(peak: peak.weak, owed: owed.weak, latest: q.weak, written: written.weak),
             third: Self.choose(peak: peak.third, owed: owed.third, latest: q.third, written: written.third),
@@ -92,7 +94,8 @@ public struct Pacer: Sendable {
         owed = .zero
         if out != written {
             if correcting {
-                onset?.corrections += 1
+                // Silenced: what starts next is a new onset, an interval on.
+                if out.isZero { onset = nil } else { onset?.corrections += 1 }
             } else {
                 onset = command && written.isZero && !out.isZero ? (now, 0) : nil
             }
@@ -113,8 +116,8 @@ public struct Pacer: Sendable {
         return nil
     }
 
-    /// Whether a command's value at `now` may correct the last onset at once.
-    private func correctsOnset(at now: Double) -> Bool {
+    /// Whether a command's value at `now` may correct the last onset at once (if it keeps the rules).
+    public func correctsOnset(at now: Double) -> Bool {
         guard let onset, onset.corrections < Self.maximumOnsetCorrections else { return false }
         return now - onset.time < profile.onsetCorrectionWindow
     }

@@ -67,14 +67,17 @@ public final class PadPipeline {
     /// slept through up to a breakpoint — goes into the pacer's peak hold too, as a dense tick would
     /// have offered it while a write had to wait. `timer`: the loop woke for this pad's own sake (not
     /// for a command), which `nextWakeup(now:)` learns from.
-    /// `adjusting`: the pass of a command that only changed players' dynamic parameters (`Pacer.offer`).
-    public func tick(sampleBefore: Bool = false, timer: Bool = false, adjusting: Bool = false) -> Pacer.Write? {
+    /// `command`: the pass of a command (the render loop's, not its timer's), which may correct an
+    /// onset (`Pacer.offer`); `adjusting`: of one that only changed players' dynamic parameters, whose
+    /// output before it `sampleBeforeCommand()` kept.
+    public func tick(sampleBefore: Bool = false, timer: Bool = false, command: Bool = false, adjusting: Bool = false) -> Pacer.Write? {
+        defer { beforeCommand = nil }
         let now = engine.currentTime
         catchUp()
         sleptThrough = false
         if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix(at: now - 1e-6)), at: now) }
         for (_, e) in engines { e.update() }
-        let write = pacer.offer(scaled(mix(at: now)), at: now, command: !timer, adjusting: adjusting)
+        let write = pacer.offer(scaled(mix(at: now)), at: now, command: command, adjustedFrom: adjusting ? beforeCommand : nil)
         if write != nil || !timer {
             idleWakes = 0
         } else if !pacer.hasPendingOutput {
@@ -121,6 +124,14 @@ public final class PadPipeline {
     /// - when two breakpoints since the last render lie before now: a wake on time sees the one it
     ///   woke for, a second went by unseen — a timer that fired late, or a pad touched again under one
     ///   lock after its pass was held up. A dense tick sees what it needs by itself otherwise.
+    /// The output at now just before a command changes the pad's engines (after `catchUp()`), while
+    /// an onset may be corrected: what tells the parameters' drop from a pulse's own end (`Pacer`).
+    public func sampleBeforeCommand() {
+        let now = engine.currentTime
+        beforeCommand = pacer.correctsOnset(at: now) ? scaled(mix(at: now)) : nil
+    }
+    private var beforeCommand: MotorMagnitudes?
+
     public func catchUp() {
         let now = engine.currentTime
         defer { renderedAt = max(renderedAt ?? now, now) }

@@ -58,6 +58,14 @@ public struct MotorMagnitudes: Equatable, Sendable, Hashable, CustomStringConver
         f(a.strong, b.strong) || f(a.weak, b.weak) || f(a.third, b.third) || f(a.fourth, b.fourth)
     }
 
+    /// Whether `f` holds for every channel of `a`, `b` and `c`.
+    @inlinable
+    public static func allMotors(
+        _ a: MotorMagnitudes, _ b: MotorMagnitudes, _ c: MotorMagnitudes, _ f: (UInt16, UInt16, UInt16) -> Bool
+    ) -> Bool {
+        f(a.strong, b.strong, c.strong) && f(a.weak, b.weak, c.weak) && f(a.third, b.third, c.third) && f(a.fourth, b.fourth, c.fourth)
+    }
+
     /// Sum two frames, clamping each channel at full scale (how players mix on one pad).
     public func mixed(with other: MotorMagnitudes) -> MotorMagnitudes {
         Self.zip(self, other) { UInt16(min(UInt32($0) + UInt32($1), 0xFFFF)) }
