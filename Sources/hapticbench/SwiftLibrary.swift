@@ -27,12 +27,17 @@ func compareSwiftLibrary(socketPath: String, client: HapticClient, iterations: I
     let clock = MonotonicClock()
     let hum = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","Time":0,"EventDuration":10}}]}"#
 
-    // The raw socket: one line out, one reply in.
-    let created = try client.raw(#"{"id":10,"cmd":"player.create","pattern":\#(hum)}"#)
-    guard let range = created.range(of: #""player":"#),
-          let id = Int(created[range.upperBound...].prefix { $0.isNumber }) else {
-        fatalError("player.create failed during the benchmark: \(created)")
+    // A raw-socket player of `pattern`: its id.
+    func create(_ pattern: String) throws -> Int {
+        let reply = try client.raw(#"{"id":14,"cmd":"player.create","pattern":\#(pattern)}"#)
+        guard let id = Int(reply.split(separator: "\"player\":").last?.prefix { $0.isNumber } ?? "") else {
+            fatalError("player.create failed during the benchmark: \(reply)")
+        }
+        return id
     }
+
+    // The raw socket: one line out, one reply in.
+    let id = try create(hum)
     // The library, as an app calls it.
     setenv("HAPTICD_SOCKET", socketPath, 1)
     let engine = try CHHapticEngine()
@@ -62,13 +67,6 @@ func compareSwiftLibrary(socketPath: String, client: HapticClient, iterations: I
 
     // The same two written at once on the raw socket (a pipelining client), each to a new player
     // (a player keeps the parameters it was sent).
-    func create(_ pattern: String) throws -> Int {
-        let reply = try client.raw(#"{"id":14,"cmd":"player.create","pattern":\#(pattern)}"#)
-        guard let id = Int(reply.split(separator: "\"player\":").last?.prefix { $0.isNumber } ?? "") else {
-            fatalError("player.create failed during the benchmark: \(reply)")
-        }
-        return id
-    }
     let refID = try create(#"{"Pattern":[{"Event":{"EventType":"HapticContinuous","Time":0,"EventDuration":10,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.3}]}}]}"#)
     usleep(25_000)
     var m = writes.count

@@ -78,9 +78,10 @@ public struct Pacer: Sendable {
         latest = q
         owed = Self.newest(owed, q)
         let peak = windowPeak?.peak(with: q) ?? q
-        let before = adjustedFrom.map(quantized)
+        // No motor below what the pad has, unless the parameters lowered it from there (with no
+        // `adjustedFrom`, a floor of zero allows nothing lower).
         let correcting = command && q != written && correctsOnset(at: now)
-            && MotorMagnitudes.allMotors(written, q, before ?? .zero) { had, new, prior in new >= had || (before != nil && prior >= had) }
+            && MotorMagnitudes.allMotors(written, q, adjustedFrom.map(quantized) ?? .zero) { had, new, before in new >= had || before >= had }
         guard correcting || canWrite(at: now) else {
             windowPeak = peak
             return nil

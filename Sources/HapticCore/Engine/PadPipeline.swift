@@ -86,6 +86,14 @@ public final class PadPipeline {
         return write
     }
 
+    /// The output at now just before a command changes the pad's engines (after `catchUp()`), while
+    /// an onset may be corrected: what tells the parameters' drop from a pulse's own end (`Pacer`).
+    public func sampleBeforeCommand() {
+        let now = engine.currentTime
+        beforeCommand = pacer.correctsOnset(at: now) ? scaled(mix(at: now)) : nil
+    }
+    private var beforeCommand: MotorMagnitudes?
+
     /// How late a command's render pass must come for it to walk what sounded since the command (a
     /// thread preempted between the two is out for milliseconds; a pass on time comes microseconds
     /// after). What begins and ends in less, between a command and a pass less late, is not walked.
@@ -124,14 +132,6 @@ public final class PadPipeline {
     /// - when two breakpoints since the last render lie before now: a wake on time sees the one it
     ///   woke for, a second went by unseen — a timer that fired late, or a pad touched again under one
     ///   lock after its pass was held up. A dense tick sees what it needs by itself otherwise.
-    /// The output at now just before a command changes the pad's engines (after `catchUp()`), while
-    /// an onset may be corrected: what tells the parameters' drop from a pulse's own end (`Pacer`).
-    public func sampleBeforeCommand() {
-        let now = engine.currentTime
-        beforeCommand = pacer.correctsOnset(at: now) ? scaled(mix(at: now)) : nil
-    }
-    private var beforeCommand: MotorMagnitudes?
-
     public func catchUp() {
         let now = engine.currentTime
         defer { renderedAt = max(renderedAt ?? now, now) }
