@@ -303,10 +303,14 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// stops the program did not ask for). `completionHandler` runs on `handlerQueue`.
     open func stop(completionHandler: CompletionHandler? = nil) {
         let handler = Unchecked(completionHandler)
-        let playing = halt()
-        // Cancelled, not stopped: a start scheduled for later must not play on a stopped engine (a
-        // stop at a time leaves it pending). Sent before this returns, so that a start the program
-        // sends next comes after them; the handler runs once they are answered.
+        cancel(halt()) { error in handler.value?(error) }
+    }
+
+    /// Cancels `playing` (a stopped engine's players), then calls `done` on `handlerQueue` with the
+    /// first error. Cancelled, not stopped: a start scheduled for later must not play on a stopped
+    /// engine (a stop at a time leaves it pending). Sent before this returns, so that a start the
+    /// program sends next comes after them; `done` runs once they are answered.
+    private func cancel(_ playing: [Int], then done: (@Sendable (CHHapticError?) -> Void)? = nil) {
         let group = DispatchGroup()
         final class FirstError: Sendable { let error = Mutex<CHHapticError?>(nil) }
         let failure = FirstError()
@@ -317,7 +321,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
                 group.leave()
             }
         }
-        group.notify(queue: handlerQueue) { handler.value?(failure.error.withLock { $0 }) }
+        if let done { group.notify(queue: handlerQueue) { done(failure.error.withLock { $0 }) } }
     }
 
     open func stop() async throws {
@@ -618,8 +622,9 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Calls a pending `notifyWhenPlayersFinished` handler once nothing plays, with the error the
-    /// players stopped on, if one did. `.stopEngine` stops a running engine, whose `stoppedHandler`
-    /// then hears `notifyWhenFinished`; an engine that was not running has nothing to stop.
+    /// players stopped on, if one did. `.stopEngine` stops a running engine as `stop()` does (a
+    /// player started while the handler ran stops too), and its `stoppedHandler` then hears
+    /// `notifyWhenFinished`; an engine that was not running has nothing to stop.
     private func checkFinished() {
         let pending = state.withLock { s -> (Unchecked<FinishedHandler>, CHHapticError?, Int)? in
             guard let h = s.finishedHandler, !s.players.values.contains(where: \.active) else { return nil }
@@ -629,16 +634,30 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         }
         guard let (handler, error, starts) = pending else { return }
         handlerQueue.async { [self] in
-            guard handler.value(error) == .stopEngine else { return }
-            // The engine that finished, if it still runs — not one the program started since (after
-            // a reset, say, from its reset handler; or right after this handler returned).
-            let stopped = state.withLock { s -> Bool in
-                guard s.running, s.starts == starts else { return false }
-                s.running = false
-                s.idleDeadline = nil
+            // Apple: "If additional players are started after this call is made, they will delay the
+            // callback." One started between the decision and now (the queue was busy, or the program
+            // started it right after the call): the handler waits for it again, unless the program
+            // asked for another handler meanwhile (which replaces this one).
+            let delayed = state.withLock { s -> Bool in
+                guard s.players.values.contains(where: \.active) else { return false }
+                if s.finishedHandler == nil {
+                    s.finishedHandler = handler
+                    s.finishError = s.finishError ?? error
+                }
                 return true
             }
-            if stopped { stoppedHandler(.notifyWhenFinished) }
+            guard !delayed, handler.value(error) == .stopEngine else { return }
+            // The engine that finished, if it still runs — not one the program started since (after
+            // a reset, say, from its reset handler; or right after this handler returned).
+            let playing = state.withLock { s -> [Int]? in
+                guard s.running, s.starts == starts else { return nil }
+                s.running = false
+                s.idleDeadline = nil
+                return s.players.filter(\.value.active).map(\.key)
+            }
+            guard let playing else { return }
+            cancel(playing)
+            stoppedHandler(.notifyWhenFinished)
         }
     }
 

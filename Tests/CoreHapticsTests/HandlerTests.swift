@@ -333,6 +333,53 @@ extension CoreHapticsSuite {
         #expect(idle.terminate() == 0)
     }
 
+    /// Apple: "If additional players are started after this call is made, they will delay the
+    /// callback." A player started after the call but before the handler ran (its queue busy, here
+    /// held by a semaphore) delays it to that player's end — it ran at once, while the player played,
+    /// and its `.stopEngine` stopped the engine and left the player playing (found by an outside
+    /// check: CoreHapticsUtils' `HapticsPerformer`). And `.stopEngine` stops the engine as `stop()`
+    /// does: a player started while the handler ran stops with it.
+    @Test func aPlayerStartedAfterTheCallDelaysTheFinishedHandler() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try CHHapticEngine()
+        let (stopped, _) = watch(engine)
+        try engine.start()
+        let gate = DispatchSemaphore(value: 0)
+        engine.handlerQueue.async { gate.wait() }
+        let heard = Recorder<Double>()
+        engine.notifyWhenPlayersFinished { _ in
+            heard.record(Date().timeIntervalSinceReferenceDate)
+            return .leaveEngineRunning
+        }
+        let player = try engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 0.3)], parameters: []))
+        let started = Date().timeIntervalSinceReferenceDate
+        try player.start(atTime: 0)
+        gate.signal()
+        #expect(heard.wait())
+        // A lower bound only: the player plays 0.3 s from its start, which came after `started`.
+        #expect(heard.all.first.map { $0 - started >= 0.29 } == true, "the handler waited for the player's end: \(heard.all.map { $0 - started })")
+
+        // `.stopEngine`, with a player the handler itself started (30 s long): it stops too.
+        let before = daemon.traceRows().count
+        let long = Recorder<Bool>()
+        nonisolated(unsafe) var late: (any CHHapticPatternPlayer)?  // set on the handler queue, read after `long`
+        engine.notifyWhenPlayersFinished { _ in
+            late = try? engine.makePlayer(with: CHHapticPattern(events: [continuous(0, 30)], parameters: []))
+            long.record((try? late?.start(atTime: 0)) != nil)
+            return .stopEngine
+        }
+        #expect(long.wait())
+        #expect(long.all == [true], "the handler's player started")
+        #expect(stopped.wait())
+        #expect(stopped.all == [.notifyWhenFinished])
+        #expect(daemon.waitForTrace { rows in
+            guard let on = rows.lastIndex(where: { $0.2 > 0 || $0.3 > 0 }), on >= before else { return false }
+            return rows.last.map { $0.2 == 0 && $0.3 == 0 } == true
+        }, "the handler's player played, and stopped with the engine")
+        #expect(throws: CHHapticError(.engineNotRunning)) { try late?.start(atTime: 0) }
+        #expect(daemon.terminate() == 0)
+    }
+
     @Test func finishedHandlerStopsTheEngineWhenAsked() throws {
         let daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()
