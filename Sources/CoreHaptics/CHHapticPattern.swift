@@ -185,6 +185,10 @@ extension String {
     public static let parameterCurve: CHHapticPattern.Key = "ParameterCurve"
     public static let parameterCurveControlPoints: CHHapticPattern.Key = "ParameterCurveControlPoints"
 
+    /// `CHHapticPattern.Key.RawValue` (Apple's `Key` is `RawRepresentable` over `String`): what
+    /// `enum CodingKeys: CHHapticPattern.Key.RawValue, CodingKey` names (CoreHapticsUtils, found by an
+    /// outside check).
+    public typealias RawValue = String
     /// `CHHapticPattern.Key(rawValue:)`.
     public init(rawValue: String) { self = rawValue }
     /// `CHHapticPattern.Key.rawValue`.

@@ -121,6 +121,9 @@ private final class HapticManager {
         let _: TimeInterval = pattern.duration
         let exported: [CHHapticPattern.Key: Any] = try pattern.exportDictionary()
         _ = exported[.pattern]
+        // Coding keys spelled with the key's raw type (CoreHapticsUtils).
+        enum CodingKeys: CHHapticPattern.Key.RawValue, CodingKey { case pattern = "Pattern" }
+        let _: CHHapticPattern.Key.RawValue = CodingKeys.pattern.rawValue
         return pattern
     }
 
