@@ -46,7 +46,9 @@ public struct GCHapticsLocality: Hashable, Equatable, RawRepresentable, Sendable
     }
 }
 
-/// A duration that lasts until stopped (`CHHapticEvent` durations, on Apple's controllers).
+/// A duration that lasts until stopped (`CHHapticEvent` durations, on Apple's controllers): a
+/// continuous event this long reaches the time horizon, and one that does sounds until stopped
+/// instead of being clamped to Apple's 30 s (docs/rendering.md §1).
 public let GCHapticDurationInfinite: Float = 1_000_000
 
 /// Apple's product categories (`GCDevice.productCategory`) for the pads hapticd knows.

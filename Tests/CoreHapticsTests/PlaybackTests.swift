@@ -379,5 +379,32 @@ extension CoreHapticsSuite {
         #expect(rows.contains { $0.2 > 0 } && rows.allSatisfy { $0.3 == 0 }, "the strong motor only: \(rows)")
         #expect(daemon.terminate() == 0)
     }
+
+    /// SDL's and Moonlight's rumble on Apple's controllers: one continuous event of
+    /// `GCHapticDurationInfinite`, its intensity sent as parameters while the game holds a rumble. It
+    /// plays past Apple's 30 s maximum of a continuous event (it was clamped to 30 s, and went silent
+    /// under a rumble the game still held — an outside check): seeked to 29.8 s, a parameter sent for
+    /// 0.4 s later still reaches the pad.
+    @Test func anInfiniteEventPlaysPastThirtySeconds() throws {
+        let daemon = try Fixture.daemon()
+        guard let engine = GCController.controllers().first?.haptics?.createEngine(withLocality: .default) else {
+            Issue.record("no engine for the simulated pad")
+            return
+        }
+        try engine.start()
+        let event = CHHapticEvent(eventType: .hapticContinuous, parameters: [CHHapticEventParameter(parameterID: .hapticIntensity, value: 1)],
+                                  relativeTime: 0, duration: TimeInterval(GCHapticDurationInfinite))
+        let player = try engine.makeAdvancedPlayer(with: CHHapticPattern(events: [event], parameters: []))
+        try player.start(atTime: 0)
+        try player.seek(toOffset: 29.8)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 } == true }, "it plays")
+        let full = daemon.traceRows().last?.2 ?? 0
+        let t0 = engine.currentTime
+        try player.sendParameters([CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.3, relativeTime: 0)], atTime: t0 + 0.4)
+        #expect(daemon.waitForTrace { rows in rows.last.map { $0.0 >= t0 + 0.35 && $0.2 > 0 && $0.2 < full } == true },
+                "the weaker level past 30 s: \(daemon.traceRows().suffix(3))")
+        try player.stop(atTime: 0)
+        #expect(daemon.terminate() == 0)
+    }
 }
 }

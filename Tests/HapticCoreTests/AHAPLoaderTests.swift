@@ -103,6 +103,30 @@ import Testing
         #expect(loaded.warnings == (path.isEmpty ? [] : [AHAPDiagnostic(.warning, path, message)]))
     }
 
+    /// `GCHapticDurationInfinite` (1 000 000 s in hapticd, `FLT_MAX` or any such elsewhere): a
+    /// continuous event that would reach the time horizon sounds until stopped — kept to the horizon,
+    /// not clamped to 30 s (SDL's and Moonlight's rumble went silent after 30 s). It writes back as
+    /// it loaded, and reads again without a warning; a long event short of the horizon is still 30 s.
+    @Test func anInfiniteContinuousEventSoundsUntilStopped() throws {
+        for written in [1_000_000.0, 3.4028234663852886e38] {
+            let loaded = try mustLoad(doc(#"{"Event": {"EventType": "HapticContinuous", "Time": 2, "EventDuration": \#(written)}}"#))
+            guard case .event(let e)? = loaded.pattern.elements.first else { Issue.record("no event"); continue }
+            let d = try #require(e.duration)
+            #expect(d > 86_397.9 && e.time + d <= 86_400, "kept to the horizon: \(d)")
+            #expect(loaded.warnings.map(\.path) == ["Pattern[0].Event.EventDuration"])
+            #expect(loaded.warnings.first?.message.contains("sounds until stopped") == true, "\(loaded.warnings)")
+            let again = try AHAPLoader.load(json: AHAPWriter.json(loaded.pattern))
+            #expect(again.pattern == loaded.pattern, "writes back to itself")
+            #expect(again.warnings.isEmpty, "\(again.warnings)")
+        }
+        // A smaller horizon (the daemon's `limits.time_horizon`) keeps it to that one.
+        let short = try mustLoad(doc(#"{"Event": {"EventType": "HapticContinuous", "EventDuration": 86400}}"#), limits: AHAPLimits(maximumPatternTime: 3600))
+        #expect(short.pattern.duration == 3600)
+        // Long but short of the horizon: Apple's 30 s.
+        let long = try mustLoad(doc(#"{"Event": {"EventType": "HapticContinuous", "Time": 1, "EventDuration": 5000}}"#))
+        #expect(long.pattern.duration == 31)
+    }
+
     @Test func warnsOnMissingPatternAndOtherVersions() throws {
         #expect(try mustLoad("{}").warnings == [.init(.warning, "Pattern", "missing: the pattern is empty")])
         // An element saved alone, not in a pattern: the message says why nothing plays.

@@ -301,7 +301,20 @@ private struct Reader {
             if var duration = time(d, dpath) {
                 // A transient's is its logical length (Apple: "used to determine pattern end and
                 // loop points"; a pattern is "padded" out to it): kept, and not rendered.
-                if type == .hapticContinuous && duration > limits.maximumContinuousDuration {
+                let limit = limits.maximumPatternTime
+                if type == .hapticContinuous && duration > limits.maximumContinuousDuration
+                    && event.time <= limit && event.time + duration >= limit {
+                    // `GCHapticDurationInfinite` (Apple: "create an infinite haptic event that you
+                    // update in a loop"; SDL's and Moonlight's rumble): a continuous event that would
+                    // last to the time horizon or past it sounds until stopped — kept to the horizon,
+                    // which is also how it writes back (and reads again: it still reaches it).
+                    var kept = limit - event.time
+                    while event.time + kept > limit { kept = kept.nextDown }
+                    if !(duration.isFinite && Swift.abs(duration - kept) < 1e-6) {
+                        warn(dpath, "\(duration) s reaches past the \(Format.fixed(limit, 0)) s pattern time limit: the event sounds until stopped (kept to the limit)")
+                    }
+                    duration = kept
+                } else if type == .hapticContinuous && duration > limits.maximumContinuousDuration {
                     warn(dpath, "\(duration) s is longer than the \(limits.maximumContinuousDuration) s maximum of a continuous event; clamped to \(limits.maximumContinuousDuration) s")
                     duration = limits.maximumContinuousDuration
                 }
