@@ -61,6 +61,29 @@ import Testing
         #expect(near(c.nextChange(after: 2.6).change.time, 3), "then the event's end")
     }
 
+    /// A curve governs from its first control point: curves of one parameter all at time 0, each
+    /// holding the next stretch of points, play piecewise (puterman/HapticTest's workaround for a
+    /// curve's 16 points, "it kind of feels like it works" on an iPhone; an outside check). The
+    /// last one used to govern from 0, holding its first value: the earlier stretches were lost.
+    @Test func curvesAtOneTimeGovernFromTheirFirstPoints() {
+        let c = compiled([
+            .event(.continuous(at: 0, duration: 4, intensity: 1, sharpness: 0.5)),
+            .curve(.init(.hapticIntensityControl, at: 0, points: [.init(0, 1), .init(1, 1)])),
+            .curve(.init(.hapticIntensityControl, at: 0, points: [.init(2, 0.2), .init(3, 0.2)])),
+        ])
+        let first = c.frame(at: 0.5).intensity, second = c.frame(at: 2.5).intensity
+        #expect(first > 0.9, "the first curve's stretch: \(first)")
+        #expect(second > 0.1 && second < 0.3, "the second's: \(second)")
+        #expect(near(c.nextChange(after: 1.5).change.time, 2), "the second starts at its first point")
+        // A curve placed later still counts its points from its own time.
+        let later = compiled([
+            .event(.continuous(at: 0, duration: 4, intensity: 1, sharpness: 0.5)),
+            .curve(.init(.hapticIntensityControl, at: 1, points: [.init(0.5, 0.5), .init(1.5, 0.5)])),
+        ])
+        #expect(later.frame(at: 1.2).intensity > 0.9, "not yet: the default")
+        #expect(abs(later.frame(at: 2).intensity - 0.5) < 0.05)
+    }
+
     @Test func aCurveRampsOnlyWhileSomethingSounds() {
         let c = compiled([
             .event(.continuous(at: 2, duration: 1, intensity: 1, sharpness: 0.5)),

@@ -58,8 +58,11 @@ public struct ControlValues: Equatable, Sendable {
 /// The history of one dynamic parameter: values set at times and curves starting at times.
 ///
 /// At any time the entry that started last (at or before it) governs; at equal start times the one
-/// added later wins. A value holds until replaced; a curve interpolates between its points and then
-/// holds its last value. Before the first entry the parameter has its default.
+/// added later wins. A value starts at its time; a curve at its first control point (its time plus
+/// that point's offset: several curves of one parameter all at time 0, each holding the next stretch
+/// of points, play piecewise — how programs work around a curve's 16-point limit), interpolates
+/// between its points and then holds its last value. Before the first entry the parameter has its
+/// default.
 public struct ControlTimeline: Equatable, Sendable {
     public enum Entry: Equatable, Sendable {
         case value(Double)
@@ -67,8 +70,11 @@ public struct ControlTimeline: Equatable, Sendable {
     }
 
     public let id: DynamicParameterID
+    /// When each entry starts governing, in order (a curve's: its first point's time).
     public private(set) var starts: [Double] = []
     public private(set) var entries: [Entry] = []
+    /// What each entry's times count from: a value's start, a curve's own time.
+    public private(set) var origins: [Double] = []
 
     public init(id: DynamicParameterID) { self.id = id }
 
@@ -77,21 +83,31 @@ public struct ControlTimeline: Equatable, Sendable {
     /// building a pattern of many parameters linear-logarithmic whatever their file order.
     public init(id: DynamicParameterID, entries list: [(start: Double, entry: Entry)]) {
         self.id = id
-        let ordered = list.enumerated().sorted { a, b in
-            a.element.start < b.element.start || (a.element.start == b.element.start && a.offset < b.offset)
-        }
+        let ordered = list.map { (origin: $0.start, start: Self.governs($0.entry, from: $0.start), entry: $0.entry) }
+            .enumerated().sorted { a, b in
+                a.element.start < b.element.start || (a.element.start == b.element.start && a.offset < b.offset)
+            }
         starts = ordered.map(\.element.start)
         entries = ordered.map(\.element.entry)
+        origins = ordered.map(\.element.origin)
+    }
+
+    /// When an entry placed at `origin` starts governing: a curve at its first point.
+    static func governs(_ entry: Entry, from origin: Double) -> Double {
+        guard case .curve(let c) = entry, let first = c.controlPoints.first, first.time > 0 else { return origin }
+        return origin + first.time
     }
 
     public var isEmpty: Bool { entries.isEmpty }
 
     /// Adds an entry, keeping start order (stable for equal starts).
-    public mutating func add(_ entry: Entry, at start: Double) {
+    public mutating func add(_ entry: Entry, at origin: Double) {
+        let start = Self.governs(entry, from: origin)
         var i = starts.count
         while i > 0 && starts[i - 1] > start { i -= 1 }
         starts.insert(start, at: i)
         entries.insert(entry, at: i)
+        origins.insert(origin, at: i)
     }
 
     /// Drops every entry that starts after `time` (a cancelled schedule).
@@ -99,6 +115,7 @@ public struct ControlTimeline: Equatable, Sendable {
         while let last = starts.last, last > time {
             starts.removeLast()
             entries.removeLast()
+            origins.removeLast()
         }
     }
 
@@ -109,6 +126,7 @@ public struct ControlTimeline: Equatable, Sendable {
         let governing = startsThrough(time) - 1
         starts.removeFirst(governing)
         entries.removeFirst(governing)
+        origins.removeFirst(governing)
     }
 
     /// How many entries start after `time` (scheduled, not yet in effect).
@@ -132,7 +150,7 @@ public struct ControlTimeline: Equatable, Sendable {
         guard lo > 0 else { return id.defaultValue }
         switch entries[lo - 1] {
         case .value(let v): return v
-        case .curve(let c): return c.value(atOffset: t - starts[lo - 1])
+        case .curve(let c): return c.value(atOffset: t - origins[lo - 1])
         }
     }
 

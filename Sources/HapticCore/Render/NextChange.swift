@@ -51,8 +51,8 @@ extension ControlTimeline {
         let k = startsThrough(t)
         var result = NextChange(time: k < starts.count ? starts[k] : .infinity, ramping: false)
         if k > 0, case .curve(let c) = entries[k - 1] {
-            let (next, sloped) = c.nextChange(afterOffset: t - starts[k - 1])
-            result.merge(time: starts[k - 1] + next)
+            let (next, sloped) = c.nextChange(afterOffset: t - origins[k - 1])
+            result.merge(time: origins[k - 1] + next)
             result.ramping = sloped
         }
         return result
