@@ -243,24 +243,29 @@ private struct Reader {
             let path = "Pattern[\(i)]"
             guard let o = object(element, path) else { continue }
             let kinds = ["Event", "Parameter", "ParameterCurve"].filter { member(o, $0) != nil }
-            if kinds.count > 1 {
-                error(path, "holds \(kinds.joined(separator: " and ")); an element holds exactly one")
-                continue
-            }
-            guard let kind = kinds.first, let body = member(o, kind) else {
+            if kinds.isEmpty {
                 warn(path, "holds none of Event, Parameter, ParameterCurve; ignored")
                 continue
             }
-            let subpath = "\(path).\(kind)"
-            switch kind {
-            case "Event":
-                if let e = readEvent(body, subpath) { pattern.elements.append(.event(e)) }
-            case "Parameter":
-                if let p = readParameter(body, subpath) { pattern.elements.append(.parameter(p)) }
-            default:
-                if let c = readCurve(body, subpath) {
-                    curves.append(CurveRecord(index: pattern.elements.count, path: subpath, curve: c))
-                    pattern.elements.append(.curve(c))
+            // Apple's format has one per element, but Core Haptics played a file with an Event and
+            // a ParameterCurve in one (puterman/HapticTest, on an iPhone): each is read, in this
+            // order, as an element of its own.
+            if kinds.count > 1 {
+                warn(path, "holds \(kinds.joined(separator: " and ")); an element holds one — each is read as an element of its own")
+            }
+            for kind in kinds {
+                guard let body = member(o, kind) else { continue }
+                let subpath = "\(path).\(kind)"
+                switch kind {
+                case "Event":
+                    if let e = readEvent(body, subpath) { pattern.elements.append(.event(e)) }
+                case "Parameter":
+                    if let p = readParameter(body, subpath) { pattern.elements.append(.parameter(p)) }
+                default:
+                    if let c = readCurve(body, subpath) {
+                        curves.append(CurveRecord(index: pattern.elements.count, path: subpath, curve: c))
+                        pattern.elements.append(.curve(c))
+                    }
                 }
             }
         }
