@@ -22,7 +22,7 @@ struct Hapticd: AsyncParsableCommand {
     @Option(help: "Use N simulated rumble pads instead of hardware (--simulate alone means 1).") var simulate: Int?
     @Flag(help: "With --simulate: read 'unplug N' and 'plug N' lines on standard input, which unplug and plug back simulated pad N (tests of hot-plug).")
     var simulateControl = false
-    @Option(help: "Append every device write to this CSV file: time,device,strong,weak (monotonic seconds), and ,third,fourth when either is non-zero.") var trace: String?
+    @Option(help: "Append every value written to a device to this CSV file: time,device,strong,weak (monotonic seconds), and ,third,fourth when either is non-zero (re-sends of a held value are not rows).") var trace: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel: Logger.Level = .info
 
     func validate() throws {
