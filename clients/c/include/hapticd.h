@@ -166,8 +166,8 @@ HAPTICD_API int hapticd_ping(hapticd_client *client);
 HAPTICD_API int hapticd_daemon_version(hapticd_client *client, char *version, size_t size, int *protocol);
 
 /* Any command: request is a JSON object with "cmd" and its members, without "id" (the library adds
- * it). On success *result (may be NULL) is the result object as JSON text: hapticd_free it.
- * Thread-safe. */
+ * it). On success *result (may be NULL) is the result object's JSON text exactly as the daemon wrote
+ * it (integers stay integers, every number keeps its digits): hapticd_free it. Thread-safe. */
 HAPTICD_API int hapticd_request(hapticd_client *client, const char *request, char **result);
 
 /* ---------------------------------------------------------------------------------------------- */

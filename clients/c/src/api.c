@@ -67,17 +67,14 @@ int hapticd_request(hapticd_client *c, const char *request, char **result) {
                         jerr.text[0] ? ": " : "", jerr.text);
     }
     json_object_del(req, "id");
-    json_t *res = NULL;
+    char *text = NULL;
     hd_lock(c);
-    int r = hd_request(c, req, NULL, &res);
+    int r = hd_request_text(c, req, &text);
     hd_unlock(c);
     if (r) return r;
-    if (result) {
-        *result = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(17));
-        if (!*result) r = hd_error(HAPTICD_E_NO_MEMORY, NULL, "out of memory");
-    }
-    json_decref(res);
-    return r;
+    if (result) *result = text;
+    else free(text);
+    return HAPTICD_OK;
 }
 
 int hapticd_devices(hapticd_client *c, hapticd_device_info *out, int capacity, int *total) {

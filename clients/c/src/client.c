@@ -317,6 +317,10 @@ static int handle_line(hapticd_client *c, const char *line, size_t n) {
     if (c->awaiting && !c->reply && (json_is_null(id) || (json_is_number(id) && json_number_value(id) == c->await_id))) {
         c->reply = o;
         c->reply_mono = hd_mono();
+        if (c->want_text && (c->reply_text = malloc(n ? n : 1))) {
+            memcpy(c->reply_text, line, n);
+            c->reply_text_len = n;
+        }
         return 0;
     }
     json_decref(o);
@@ -449,7 +453,68 @@ static int daemon_error(hapticd_client *c, json_t *reply, const char *cmd) {
     return status;
 }
 
-int hd_request(hapticd_client *c, json_t *req, const char *pattern_text, json_t **result) {
+/* JSON's whitespace from s[i]; where it ends. */
+static size_t skip_space(const char *s, size_t n, size_t i) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    return i;
+}
+
+/* Past the JSON value at s[i]: a string, an object or array with all it holds, a number or a
+ * literal. The text is a line jansson has read, so it is well-formed; the scan stays within n. */
+static size_t skip_value(const char *s, size_t n, size_t i) {
+    int depth = 0;
+    do {
+        if (i >= n) return n;
+        char ch = s[i];
+        if (ch == '"') {
+            for (i++; i < n && s[i] != '"'; i++)
+                if (s[i] == '\\') i++;
+            i++;
+        } else if (ch == '{' || ch == '[') {
+            depth++;
+            i++;
+        } else if (ch == '}' || ch == ']') {
+            depth--;
+            i++;
+        } else if (depth == 0) {
+            while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') i++;
+        } else {
+            i++;
+        }
+    } while (depth > 0);
+    return i < n ? i : n;
+}
+
+/* Where the value of the top-level member `key` of the JSON object s[0, n) is written: 1 and its
+ * span, or 0. The last one wins, as in jansson. */
+static int member_text(const char *s, size_t n, const char *key, size_t *at, size_t *len) {
+    size_t klen = strlen(key);
+    int found = 0;
+    size_t i = skip_space(s, n, 0);
+    if (i >= n || s[i] != '{') return 0;
+    i = skip_space(s, n, i + 1);
+    while (i < n && s[i] == '"') {
+        size_t kstart = i + 1;
+        i = skip_value(s, n, i);
+        size_t kend = i - 1; /* its closing quote */
+        i = skip_space(s, n, i);
+        if (i >= n || s[i] != ':') return 0;
+        i = skip_space(s, n, i + 1);
+        size_t vstart = i;
+        i = skip_value(s, n, i);
+        if (kend >= kstart && kend - kstart == klen && memcmp(s + kstart, key, klen) == 0) {
+            *at = vstart;
+            *len = i - vstart;
+            found = 1;
+        }
+        i = skip_space(s, n, i);
+        if (i >= n || s[i] != ',') break;
+        i = skip_space(s, n, i + 1);
+    }
+    return found;
+}
+
+static int request(hapticd_client *c, json_t *req, const char *pattern_text, json_t **result, char **text) {
     if (!req) return hd_error(HAPTICD_E_NO_MEMORY, NULL, "out of memory building a request");
     char cmd[48];
     hd_copy(cmd, sizeof cmd, hd_str(req, "cmd"));
@@ -489,6 +554,9 @@ int hd_request(hapticd_client *c, json_t *req, const char *pattern_text, json_t 
     c->awaiting = 1;
     c->await_id = id;
     c->reply = NULL;
+    c->want_text = text != NULL;
+    free(c->reply_text);
+    c->reply_text = NULL;
     double deadline = hd_mono() + c->timeout_ms / 1000.0;
     int r = send_all(c, line, len, deadline, cmd);
     free(line);
@@ -501,24 +569,60 @@ int hd_request(hapticd_client *c, json_t *req, const char *pattern_text, json_t 
         r = read_some(c);
     }
     c->awaiting = 0;
+    c->want_text = 0;
     json_t *reply = c->reply;
     c->reply = NULL;
-    if (!reply) return r ? r : lost_error(c);
+    char *raw = c->reply_text;
+    size_t raw_len = c->reply_text_len;
+    c->reply_text = NULL;
+    if (!reply) {
+        free(raw);
+        return r ? r : lost_error(c);
+    }
     if (!json_is_true(json_object_get(reply, "ok"))) {
         r = daemon_error(c, reply, cmd);
         json_decref(reply);
+        free(raw);
         return r;
     }
     json_t *res = json_object_get(reply, "result");
     if (!json_is_object(res)) {
         json_decref(reply);
+        free(raw);
         return hd_error(HAPTICD_E_PROTOCOL, NULL, "hapticd at %s answered `%s` without a result object", c->path, cmd);
     }
     if (result) *result = json_incref(res);
+    if (text) {
+        /* The daemon's own text of the result: the parsed copy has every number as a double (the
+         * library reads them so, JSON_DECODE_INT_AS_REAL, so that no integer is too large to read),
+         * and writing that back would turn 0 into 0.0 and round integers beyond 2^53. */
+        size_t at, span;
+        if (raw && member_text(raw, raw_len, "result", &at, &span)) {
+            if ((*text = malloc(span + 1))) {
+                memcpy(*text, raw + at, span);
+                (*text)[span] = 0;
+            }
+        } else {
+            /* Not found as written (a key spelt with escapes): the parsed copy, written back. */
+            *text = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        }
+        if (!*text) {
+            json_decref(reply);
+            free(raw);
+            return hd_error(HAPTICD_E_NO_MEMORY, NULL, "out of memory");
+        }
+    }
     json_decref(reply);
+    free(raw);
     hd_clear_error();
     return HAPTICD_OK;
 }
+
+int hd_request(hapticd_client *c, json_t *req, const char *pattern_text, json_t **result) {
+    return request(c, req, pattern_text, result, NULL);
+}
+
+int hd_request_text(hapticd_client *c, json_t *req, char **text) { return request(c, req, NULL, NULL, text); }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Connecting                                                                                  */
@@ -697,6 +801,7 @@ void hapticd_close(hapticd_client *c) {
     if (c->epfd >= 0) close(c->epfd);
     if (c->evfd >= 0) close(c->evfd);
     json_decref(c->reply);
+    free(c->reply_text);
     free(c->rbuf);
     free(c->app);
     pthread_mutex_destroy(&c->lock);

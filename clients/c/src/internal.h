@@ -73,6 +73,9 @@ struct hapticd_client {
     int awaiting;
     json_t *reply;
     double reply_mono;
+    int want_text;      /* keep the reply's line as the daemon wrote it (hapticd_request) … */
+    char *reply_text;   /* … here (reply_text_len bytes, not NUL-terminated) */
+    size_t reply_text_len;
 
     hapticd_event queue[HD_QUEUE];
     int qhead, qcount;
@@ -92,6 +95,9 @@ void hd_clear_error(void);
  * spliced in as the "pattern" member. On success *result holds a reference to the result object
  * (json_decref it), or is left alone when result is NULL. */
 int hd_request(hapticd_client *c, json_t *req, const char *pattern_text, json_t **result);
+/* The same, but *text (hapticd_free it) is the result object's JSON text exactly as the daemon wrote
+ * it: its integers stay integers, its numbers keep every digit. */
+int hd_request_text(hapticd_client *c, json_t *req, char **text);
 json_t *hd_cmd(const char *cmd);
 double hd_mono(void);
 

@@ -961,7 +961,13 @@ typedef struct {
     pthread_t thread;
 } fake_t;
 
-enum { FAKE_SILENT_AFTER_FIRST, FAKE_HUGE_LINE, FAKE_DEEP, FAKE_GARBAGE, FAKE_STALE_THEN_RIGHT, FAKE_FLOOD, FAKE_CLOCK_BACK };
+enum { FAKE_SILENT_AFTER_FIRST, FAKE_HUGE_LINE, FAKE_DEEP, FAKE_GARBAGE, FAKE_STALE_THEN_RIGHT, FAKE_FLOOD, FAKE_CLOCK_BACK, FAKE_NUMBERS };
+
+/* FAKE_NUMBERS' result: integers, one beyond any double's exactness and int64, fractions, exponents,
+ * and a string that looks like the end of the object. */
+#define FAKE_NUMBERS_RESULT                                                                                         \
+    "{\"int\":7,\"neg\":-3,\"zero\":0,\"big\":123456789012345678901234567890,\"exact\":9007199254740993,"         \
+    "\"frac\":0.1,\"real\":16.0,\"exp\":1e300,\"nested\":{\"a\":[1,2.5,{\"b\":-0}]},\"s\":\"}\\\"{,\\\\\",\"t\":true}"
 
 static void fake_send(int fd, const char *s) {
     size_t n = strlen(s);
@@ -1021,6 +1027,10 @@ static void *fake_main(void *argp) {
                 char timed[160];
                 snprintf(timed, sizeof timed, "{\"id\":%d,\"ok\":true,\"result\":{\"current_time\":%d}}\n", id, 1000 - requests);
                 fake_send(fd, timed);
+            } else if (f->mode == FAKE_NUMBERS) {
+                char line[512];
+                snprintf(line, sizeof line, "{\"ok\":true, \"result\": %s ,\"id\":%d}\n", FAKE_NUMBERS_RESULT, id);
+                fake_send(fd, line);
             } else if (f->mode == FAKE_FLOOD) {
                 for (int i = 0; i < 300; i++) {
                     char ev[128];
@@ -1078,6 +1088,31 @@ static void test_clock_never_runs_back(void) {
     CHECK(t3 >= t2);
     hapticd_engine_destroy(e);
     fake_stop(&f, c);
+}
+
+/* hapticd_request gives the result as the daemon wrote it: integers stay integers (a jansson
+ * program's json_integer_value reads them), no number loses a digit. */
+static void test_request_text(void) {
+    current = "hapticd_request's result text";
+    fake_t f;
+    hapticd_client *c = fake_start(&f, FAKE_NUMBERS);
+    CHECK(c);
+    char *json = NULL;
+    OK(hapticd_request(c, "{\"cmd\":\"numbers\"}", &json));
+    CHECK(json && !strcmp(json, FAKE_NUMBERS_RESULT));
+    if (json && strcmp(json, FAKE_NUMBERS_RESULT)) fprintf(stderr, "  got %s\n", json);
+    hapticd_free(json);
+    OK(hapticd_request(c, "{\"cmd\":\"numbers\"}", NULL));
+    fake_stop(&f, c);
+
+    /* The real daemon's integers. */
+    c = connect_d(&D);
+    CHECK(c);
+    if (!c) return;
+    OK(hapticd_request(c, "{\"cmd\":\"devices\"}", &json));
+    CHECK(json && strstr(json, "\"device\":0,") && strstr(json, "\"device\":1,") && !strstr(json, "\"device\":0.0"));
+    hapticd_free(json);
+    hapticd_close(c);
 }
 
 static void test_hostile(void) {
@@ -1146,6 +1181,7 @@ int main(void) {
     test_refused();
     test_hostile();
     test_clock_never_runs_back();
+    test_request_text();
     int status = daemon_stop(&D);
     current = "shutdown";
     CHECK(status == 0);
