@@ -111,7 +111,12 @@ HAPTICD_API void hapticd_close(hapticd_client *client);
  * path, with the same app id and subscription. Engines stay valid; players do not (the daemon
  * dropped them): make them again. hapticd_fd stays the same descriptor. Thread-safe. */
 HAPTICD_API int hapticd_reconnect(hapticd_client *client);
-/* 1 while connected, 0 after the connection was lost. Thread-safe. */
+/* 1 while connected, 0 once the connection is lost. No thread reads the socket between calls, so
+ * this asks it without waiting: when the daemon has closed its end (it stopped, was killed, or
+ * dropped this client), what it sent before is read (its events queued), CONNECTION_LOST is queued
+ * and 0 returned — no other call is needed first. A daemon that hangs with its socket open still
+ * counts as connected (requests then time out). Waits for a request in flight on another thread.
+ * Leaves hapticd_last_error() alone. Thread-safe. */
 HAPTICD_API int hapticd_is_connected(hapticd_client *client);
 /* The socket path the client uses (owned by the client). Thread-safe. */
 HAPTICD_API const char *hapticd_socket_path(hapticd_client *client);

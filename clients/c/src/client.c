@@ -834,9 +834,32 @@ int hapticd_reconnect(hapticd_client *c) {
 int hapticd_is_connected(hapticd_client *c) {
     if (!c) return 0;
     hd_lock(c);
-    int r = c->connected;
+    if (c->connected) {
+        /* No thread reads the socket between calls: ask the kernel, without waiting, whether the
+         * daemon closed its end (it exited, was killed, or dropped us). If so, read what it sent
+         * before — its events are queued — up to the end, which is the loss: CONNECTION_LOST is
+         * queued and the descriptor becomes readable, as when any other call finds it. Under the
+         * lock, as every read is. A daemon that hangs with its socket open is still connected. */
+        struct pollfd p = {c->sock, POLLIN | POLLRDHUP, 0};
+        int r;
+        while ((r = poll(&p, 1, 0)) < 0 && errno == EINTR) {}
+        if (r > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+            /* A query does not set the thread's error message: keep it. */
+            char saved[3][4096];
+            hd_copy(saved[0], sizeof saved[0], tl_message);
+            hd_copy(saved[1], sizeof saved[1], tl_code);
+            hd_copy(saved[2], sizeof saved[2], tl_details);
+            /* Bounded: what a closed socket holds is finite, and each round reads some of it or ends. */
+            for (int round = 0; round < 4096 && c->connected; round++)
+                if (read_some(c)) break;
+            hd_copy(tl_message, sizeof tl_message, saved[0]);
+            hd_copy(tl_code, sizeof tl_code, saved[1]);
+            hd_copy(tl_details, sizeof tl_details, saved[2]);
+        }
+    }
+    int connected = c->connected;
     hd_unlock(c);
-    return r;
+    return connected;
 }
 
 const char *hapticd_socket_path(hapticd_client *c) { return c ? c->path : NULL; }

@@ -126,6 +126,14 @@ static int daemon_stop(daemon_t *d) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* SIGKILL and wait: when this returns, the kernel has closed the daemon's sockets. */
+static void daemon_kill(daemon_t *d) {
+    if (d->pid <= 0) return;
+    kill(d->pid, SIGKILL);
+    waitpid(d->pid, NULL, 0);
+    d->pid = 0;
+}
+
 static void daemon_cleanup(daemon_t *d) {
     if (d->pid > 0) {
         kill(d->pid, SIGKILL);

@@ -762,6 +762,42 @@ static void test_restart(void) {
     daemon_cleanup(&d);
 }
 
+/* The daemon is killed while the app makes no call: hapticd_is_connected says so at once (it asks
+ * the socket), with CONNECTION_LOST queued and the descriptor readable, as any call would find it. */
+static void test_killed(void) {
+    current = "hapticd_is_connected after the daemon was killed";
+    daemon_t d;
+    if (daemon_start(&d, NULL, 1)) {
+        CHECK(0);
+        return;
+    }
+    hapticd_client *c = connect_d(&d);
+    CHECK(c);
+    if (!c) {
+        daemon_cleanup(&d);
+        return;
+    }
+    CHECK(hapticd_is_connected(c));
+    CHECK(hapticd_ping(c) == HAPTICD_OK);
+    CHECK(hapticd_request(c, "{\"cmd\":\"nope\"}", NULL) == HAPTICD_E_UNKNOWN_COMMAND);
+    daemon_kill(&d);
+    CHECK(!hapticd_is_connected(c));
+    CHECK(!strcmp(hapticd_last_error_code(), "unknown_command")); /* a query leaves the last error alone */
+    struct pollfd pf = {hapticd_fd(c), POLLIN, 0};
+    CHECK(poll(&pf, 1, 0) == 1);
+    hapticd_event e;
+    CHECK(hapticd_next_event(c, &e, 0) == 1 && e.type == HAPTICD_EVENT_CONNECTION_LOST);
+    CHECK(!hapticd_is_connected(c));
+    CHECK(hapticd_ping(c) == HAPTICD_E_DISCONNECTED);
+    CHECK(daemon_launch(&d, 1) == 0);
+    OK(hapticd_reconnect(c));
+    CHECK(hapticd_is_connected(c));
+    OK(hapticd_ping(c));
+    hapticd_close(c);
+    daemon_stop(&d);
+    daemon_cleanup(&d);
+}
+
 /* The policy through the library: hello names the app the rules match, the priority asked reaches
  * the daemon (capped by the app's), a higher-priority app ducks a lower one on the same pad, and
  * `important` feedback passes the quiet profile for the app allowed to send it. */
@@ -1176,6 +1212,7 @@ int main(void) {
     test_events_fd();
     test_threads();
     test_restart();
+    test_killed();
     test_policy();
     test_idle();
     test_refused();

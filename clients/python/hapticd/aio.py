@@ -109,6 +109,9 @@ class AsyncClient:
 
     @property
     def connected(self) -> bool:
+        """False once the connection is lost or closed. The reader task notices the daemon closing
+        its end (and then delivers ``connection_lost``) as soon as the event loop runs it — at the
+        next ``await`` that yields — not in the middle of code that does not await."""
         return self._writer is not None
 
     async def close(self) -> None:

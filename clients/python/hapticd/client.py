@@ -46,6 +46,8 @@ from ._core import (
 )
 
 EventCallback = Callable[[Event], None]
+#: poll(2)'s "the peer shut down its writing end" (Linux; the value is the kernel's).
+_POLLRDHUP = getattr(select, "POLLRDHUP", 0x2000)
 
 
 class Client:
@@ -125,8 +127,25 @@ class Client:
 
     @property
     def connected(self) -> bool:
-        """False once the connection was lost (a ``connection_lost`` event says so)."""
-        return self._sock is not None
+        """False once the connection is lost: the daemon closed its end (it stopped, was killed, or
+        dropped this client), or this client was closed. No thread reads the socket between calls,
+        so this asks it, without waiting: if the daemon closed its end, what it sent before is read
+        (its events queued) up to the end, and ``connection_lost`` is queued, as any call would find
+        it. A daemon that hangs with its socket open still counts as connected."""
+        with self._lock:
+            if self._sock is not None:
+                p = select.poll()
+                p.register(self._sock.fileno(), select.POLLIN | _POLLRDHUP)
+                if any(ev & (_POLLRDHUP | select.POLLHUP | select.POLLERR) for _, ev in p.poll(0)):
+                    try:
+                        # Bounded: a closed socket holds a finite amount, each round reads some or ends.
+                        for _ in range(4096):
+                            if self._sock is None:
+                                break
+                            self._read_some(None)
+                    except ProtocolError:
+                        pass  # the connection was dropped for it: not connected
+            return self._sock is not None
 
     def close(self) -> None:
         """Closes the connection; the daemon stops this connection's players."""

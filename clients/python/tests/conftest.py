@@ -75,6 +75,13 @@ class Daemon:
         self.proc = None
         return code
 
+    def kill(self) -> None:
+        """SIGKILL and wait: when this returns, the kernel has closed the daemon's sockets."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+        self.proc = None
+
     def cleanup(self) -> None:
         if self.proc is not None:
             self.proc.kill()

@@ -508,6 +508,30 @@ def test_restart(make_daemon):
     c.close()
 
 
+def test_connected_after_the_daemon_was_killed(make_daemon):
+    """No call between the kill and ``connected``: it asks the socket, queues ``connection_lost``
+    and makes ``fileno()`` readable, as a call would have."""
+    d = make_daemon()
+    c = Client(d.sock)
+    fd = c.fileno()
+    assert c.connected
+    c.ping()
+    d.kill()
+    assert not c.connected
+    assert select.select([fd], [], [], 0)[0] == [fd]
+    e = c.next_event(0)
+    assert e is not None and e.type == hapticd.CONNECTION_LOST
+    assert not c.connected
+    with pytest.raises(DisconnectedError):
+        c.ping()
+    d.launch()
+    c.reconnect()
+    assert c.connected
+    c.ping()
+    c.close()
+    assert not c.connected
+
+
 def test_refused_over_limit(make_daemon):
     d = make_daemon("[limits]\nmax_clients_per_uid = 1\n")
     with Client(d.sock):
