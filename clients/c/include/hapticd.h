@@ -100,8 +100,9 @@ typedef struct hapticd_client hapticd_client;
 HAPTICD_API int hapticd_default_socket_path(char *buf, size_t size);
 
 /* Connects to the daemon at socket_path (NULL or "": hapticd_default_socket_path), says who the
- * app is when app_id is not NULL (hapticd_hello; a daemon that does not know it is fine),
- * and subscribes to HAPTICD_EVENTS_DEFAULT. On failure *out is NULL and the message says what to
+ * app is when app_id is not NULL (hapticd_hello; a daemon that does not know it is fine; an id
+ * hapticd_hello refuses is HAPTICD_E_INVALID_ARGUMENT before connecting), and subscribes to
+ * HAPTICD_EVENTS_DEFAULT. On failure *out is NULL and the message says what to
  * do: start the daemon (with the path tried), join the socket's group, … Thread-safe. */
 HAPTICD_API int hapticd_connect(const char *socket_path, const char *app_id, hapticd_client **out);
 /* Closes the connection (the daemon stops this connection's players) and frees the client with
@@ -127,12 +128,14 @@ HAPTICD_API int hapticd_set_timeout(hapticd_client *client, int timeout_ms);
 typedef struct hapticd_identity {
     int32_t client;       /* the daemon's number for this connection; -1 if the daemon does not say */
     int32_t uid;          /* -1 if unknown */
-    char app[128];        /* the app id in force ("" if none) */
+    char app[128];        /* the app id in force ("" if none; one of 128 bytes is cut to 127) */
     char process[64];     /* the process name the daemon read from the peer's pid */
 } hapticd_identity;
 
-/* Names the app (`hello`: 1…128 printable characters, no spaces, e.g. "org.example.Game"), best
- * before anything else; out may be NULL. The daemon's per-app rules match this id (else the process
+/* Names the app (`hello`), best before anything else; out may be NULL. An app id is the daemon's:
+ * 1…128 bytes of UTF-8, every character above U+0020 and not U+007F (no spaces, no control
+ * characters), e.g. "org.example.Game"; any other is HAPTICD_E_INVALID_ARGUMENT, found before
+ * anything is sent. The daemon's per-app rules match this id (else the process
  * name). HAPTICD_E_PERMISSION if the id is reserved for other users; HAPTICD_E_UNKNOWN_COMMAND from
  * a daemon without app policy. Thread-safe. */
 HAPTICD_API int hapticd_hello(hapticd_client *client, const char *app_id, hapticd_identity *out);

@@ -737,6 +737,24 @@ static int greet(hapticd_client *c) {
     return subscribe_locked(c, c->mask);
 }
 
+/* The daemon's rule for an app id (hello's "app": HelloRequest in Sources/HapticProtocol/Requests.swift):
+ * 1…128 bytes of UTF-8, every character above U+0020 and not U+007F — no spaces, no control
+ * characters. Checked here so that a refused id is HAPTICD_E_INVALID_ARGUMENT before anything is
+ * sent, as an empty one always was. In valid UTF-8 every byte of a character past U+007F is ≥ 0x80,
+ * so looking at the bytes is looking at the characters; jansson, which would refuse to send invalid
+ * UTF-8, says whether it is valid. */
+static int app_id_ok(const char *app) {
+    size_t n = strlen(app);
+    if (n < 1 || n > 128) return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)app[i] <= 0x20 || (unsigned char)app[i] == 0x7F) return 0;
+    json_t *s = json_string(app);
+    json_decref(s);
+    return s != NULL;
+}
+
+#define APP_ID_RULE "1…128 bytes of UTF-8 without spaces or control characters, such as \"org.example.Game\""
+
 int hapticd_connect(const char *socket_path, const char *app_id, hapticd_client **out) {
     if (!out) return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "hapticd_connect: out is NULL");
     *out = NULL;
@@ -749,8 +767,7 @@ int hapticd_connect(const char *socket_path, const char *app_id, hapticd_client 
     }
     if (strlen(path) >= sizeof ((struct sockaddr_un *)0)->sun_path)
         return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "the socket path %s is longer than a Unix socket allows (107 bytes)", path);
-    if (app_id && (!*app_id || strlen(app_id) > 128))
-        return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "the app id must be 1…128 bytes, such as \"org.example.Game\"");
+    if (app_id && !app_id_ok(app_id)) return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "hapticd_connect: an app id is " APP_ID_RULE);
     hapticd_client *c = calloc(1, sizeof *c);
     if (!c) return hd_error(HAPTICD_E_NO_MEMORY, NULL, "out of memory");
     pthread_mutex_init(&c->lock, NULL);
@@ -874,8 +891,8 @@ int hapticd_set_timeout(hapticd_client *c, int timeout_ms) {
 }
 
 int hapticd_hello(hapticd_client *c, const char *app_id, hapticd_identity *out) {
-    if (!c || !app_id || !*app_id || strlen(app_id) > 128)
-        return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "hapticd_hello: give a client and an app id of 1…128 bytes");
+    if (!c || !app_id || !app_id_ok(app_id))
+        return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "hapticd_hello: give a client and an app id: " APP_ID_RULE);
     char *copy = strdup(app_id);
     if (!copy) return hd_error(HAPTICD_E_NO_MEMORY, NULL, "out of memory");
     hd_lock(c);

@@ -139,6 +139,24 @@ static void test_connect_errors(void) {
     unsetenv("HAPTICD_SOCKET");
 
     CHECK(hapticd_connect(D.sock, "", &c) == HAPTICD_E_INVALID_ARGUMENT);
+    /* The daemon's rule for app ids, checked before connecting (the path here has no daemon: a
+     * NOT_RUNNING would mean the id went unchecked). */
+    char long_id[130];
+    memset(long_id, 'a', 129);
+    long_id[129] = 0;
+    const char *bad_ids[] = {"has space", "tab\there", "del\x7f", "nl\n", "bad\xff\xfeutf8", "\xc3", long_id};
+    for (size_t i = 0; i < sizeof bad_ids / sizeof *bad_ids; i++) {
+        CHECK(hapticd_connect(path, bad_ids[i], &c) == HAPTICD_E_INVALID_ARGUMENT && c == NULL);
+        CHECK(strstr(hapticd_last_error(), "without spaces or control characters"));
+    }
+    long_id[128] = 0; /* 128 bytes: allowed, as is any printable UTF-8 */
+    OK(hapticd_connect(D.sock, long_id, &c));
+    hapticd_identity who;
+    CHECK(hapticd_hello(c, "has space", &who) == HAPTICD_E_INVALID_ARGUMENT);
+    CHECK(!strcmp(hapticd_last_error_code(), "")); /* the library's, not the daemon's bad_request */
+    OK(hapticd_hello(c, "org.example.Spiel\xc3\xa9\xe2\x9c\x93", &who));
+    CHECK(!strcmp(who.app, "org.example.Spiel\xc3\xa9\xe2\x9c\x93"));
+    hapticd_close(c);
 
     /* Permission: a socket of group root, mode 0660, reached by a user outside the group. Root
      * passes every permission check, so as root a child becomes nobody to try. */
@@ -854,7 +872,14 @@ static void test_policy(void) {
     CHECK(!strcmp(pol.app, "org.hapticd.test.high") && pol.max_strength == 1 && pol.app_heard_at == 1);
     OK(hapticd_policy_get(low, &pol));
     CHECK(!pol.app_configured && pol.app_priority == 0 && !strcmp(pol.app, "org.hapticd.test.low"));
-    CHECK(hapticd_hello(low, "has space", NULL) == HAPTICD_E_BAD_REQUEST);
+    /* The library refuses an app id by the daemon's rule, and the daemon by its own: the same ids. */
+    CHECK(hapticd_hello(low, "has space", NULL) == HAPTICD_E_INVALID_ARGUMENT);
+    const char *refused[] = {"has space", "tab\\there", "del\\u007f", "", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        char req[300];
+        snprintf(req, sizeof req, "{\"cmd\":\"hello\",\"app\":\"%s\"}", refused[i]);
+        CHECK(hapticd_request(low, req, NULL) == HAPTICD_E_BAD_REQUEST && strstr(hapticd_last_error(), "without spaces"));
+    }
 
     /* The priority asked reaches the daemon, capped by the app's. */
     hapticd_engine *he, *le;

@@ -205,6 +205,26 @@ def lost(path: str) -> DisconnectedError:
 
 
 # --------------------------------------------------------------------------------------------
+# App ids
+
+
+def check_app_id(app: str) -> str:
+    """``app`` if the daemon would take it as an app id, else ``ValueError`` before anything is
+    sent. The daemon's rule (``hello``'s "app": HelloRequest in Sources/HapticProtocol/Requests.swift):
+    1…128 bytes of UTF-8, every character above U+0020 and not U+007F — no spaces, no control
+    characters."""
+    if not isinstance(app, str):
+        raise TypeError(f"an app id is a str, not {type(app).__name__}")
+    try:
+        size = len(app.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate: not UTF-8
+        size = 0
+    if not 1 <= size <= 128 or any(ord(ch) <= 0x20 or ord(ch) == 0x7F for ch in app):
+        raise ValueError(f'an app id is 1…128 bytes of UTF-8 without spaces or control characters, such as "org.example.Game", not {app!r}')
+    return app
+
+
+# --------------------------------------------------------------------------------------------
 # The socket path
 
 

@@ -16,6 +16,7 @@ from ._core import (
     CONNECTION_LOST,
     EngineCore,
     PlayerCore,
+    check_app_id,
     note_event,
     policy_set_request,
     result_of,
@@ -74,8 +75,8 @@ class AsyncClient:
         timeout: float = DEFAULT_TIMEOUT,
         subscribe: Iterable[str] = DEFAULT_EVENTS,
     ) -> "AsyncClient":
-        if app is not None and (not app or len(app.encode()) > 255):
-            raise ValueError('the app id must be 1…128 bytes, such as "org.example.Game"')
+        if app is not None:
+            check_app_id(app)
         c = cls(socket_path or default_socket_path(), app, timeout, subscribe)
         await c._open()
         try:
@@ -257,7 +258,7 @@ class AsyncClient:
         return await self._request("capabilities", engine_members(device, None))
 
     async def hello(self, app: str) -> Dict[str, Any]:
-        result = await self._request("hello", {"app": app})
+        result = await self._request("hello", {"app": check_app_id(app)})
         self.app = app
         self.identity = result
         return result

@@ -18,6 +18,7 @@ from ._core import (
     CONNECTION_LOST,
     EngineCore,
     PlayerCore,
+    check_app_id,
     note_event,
     policy_set_request,
     result_of,
@@ -69,8 +70,8 @@ class Client:
         subscribe: Iterable[str] = DEFAULT_EVENTS,
     ) -> None:
         self.path = socket_path or default_socket_path()
-        if app is not None and (not app or len(app.encode()) > 255):
-            raise ValueError('the app id must be 1…128 bytes, such as "org.example.Game"')
+        if app is not None:
+            check_app_id(app)
         self.app = app
         self.timeout = finite("timeout", timeout, 0.001, 600)
         self._subscription = list(subscribe)
@@ -334,9 +335,10 @@ class Client:
         return self._request("capabilities", engine_members(device, None))
 
     def hello(self, app: str) -> Dict[str, Any]:
-        """Names the app (1…128 printable characters without spaces, e.g. ``org.example.Game``), whose
-        rules the daemon's policy applies: ``{"app", "client", "uid", "process", "policy"}``."""
-        result = self._request("hello", {"app": app})
+        """Names the app (1…128 bytes of UTF-8 without spaces or control characters, e.g.
+        ``org.example.Game``; ``ValueError`` before anything is sent otherwise), whose rules the
+        daemon's policy applies: ``{"app", "client", "uid", "process", "policy"}``."""
+        result = self._request("hello", {"app": check_app_id(app)})
         self.app = app
         self.identity = result
         return result

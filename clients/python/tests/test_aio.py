@@ -41,6 +41,21 @@ def test_not_running(tmp_path):
     run(go())
 
 
+def test_app_id_checked_before_connecting(tmp_path, daemon: Daemon):
+    path = str(tmp_path / "none.sock")
+
+    async def go():
+        with pytest.raises(ValueError, match="without spaces or control characters"):
+            await AsyncClient.connect(path, app="has space")
+        async with await AsyncClient.connect(daemon.sock, app="a" * 128) as c:
+            with pytest.raises(ValueError, match="without spaces or control characters") as err:
+                await c.hello("has\nnewline")
+            assert not isinstance(err.value, BadRequestError)
+            assert (await c.hello("org.example.Spielé"))["app"] == "org.example.Spielé"
+
+    run(go())
+
+
 def test_play_player_and_events(daemon: Daemon):
     async def go():
         async with await AsyncClient.connect(daemon.sock, app="org.hapticd.pytest.aio") as c:

@@ -60,6 +60,10 @@ def test_bad_arguments_are_caught_before_anything_is_sent(tmp_path, daemon):
     # A bound on one side only is said as such (it read "within 0…None").
     with pytest.raises(ValueError, match="after must be ≥ 0"):
         hapticd._core.time_members(after=-1)
+    # An app id the daemon would refuse, before connecting (no daemon there: not NotRunningError).
+    for bad in ("has space", "a" * 129, ""):
+        with pytest.raises(ValueError, match="without spaces or control characters"):
+            Client(str(tmp_path / "none.sock"), app=bad)
     # A closed client says so, not that the daemon went away.
     c = Client(daemon.sock, app="org.hapticd.pytest")
     c.close()
@@ -157,8 +161,17 @@ def test_hello_and_policy(client):
     pol = client.policy()
     assert pol["mode"] == "full" and pol["profile"] == "full" and pol["max_strength"] == 1
     assert pol["app"]["id"] == "org.hapticd.pytest.policy" and pol["app"]["enabled"] is True and pol["app"]["configured"] is False
-    with pytest.raises(BadRequestError):
-        client.hello("has space")
+    # The daemon's rule for app ids, checked before anything is sent (not the daemon's bad_request).
+    for bad in ("has space", "tab\there", "del\x7f", "", "a" * 129, "\ud800"):
+        with pytest.raises(ValueError, match="without spaces or control characters") as err:
+            client.hello(bad)
+        assert not isinstance(err.value, BadRequestError)
+        # … the same ids the daemon refuses.
+        if bad != "\ud800":
+            with pytest.raises(BadRequestError, match="without spaces"):
+                client.request("hello", app=bad)
+    assert client.hello("org.example.Spielé✓")["app"] == "org.example.Spielé✓"
+    assert client.hello("a" * 128)["app"] == "a" * 128
 
 
 def test_policy_rules(make_daemon):
