@@ -323,7 +323,9 @@ class AsyncClient:
         self._callback = fn
 
     async def next_event(self, timeout: Optional[float] = None) -> Optional[Event]:
-        """The next event, waiting up to ``timeout`` seconds (None: until one comes)."""
+        """The next event, waiting up to ``timeout`` seconds (None, the default here: until one
+        comes); None when none came in time. After ``connection_lost`` was returned, with nothing
+        left waiting, it raises ``DisconnectedError`` until ``reconnect()``, as ``Client.next_event``."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while not len(self._queue):
             if self._writer is None:

@@ -434,7 +434,11 @@ class Client:
             select.select([self.fileno()], [], [], left)
 
     def next_event(self, timeout: Optional[float] = 0) -> Optional[Event]:
-        """The next event, waiting up to ``timeout`` seconds (None: until one comes)."""
+        """The next event, waiting up to ``timeout`` seconds (None: until one comes); None when none
+        came in time. When the connection is lost, the events read before it and then
+        ``connection_lost`` are returned; after that, with nothing left waiting, it raises
+        ``DisconnectedError`` (at once, whatever the timeout) until ``reconnect()`` — as does a
+        closed client."""
         try:
             self._fill(timeout)
         except DisconnectedError:
@@ -447,7 +451,8 @@ class Client:
         return e
 
     def events(self, timeout: Optional[float] = None) -> Iterator[Event]:
-        """Events as they come; ends when none came for ``timeout`` seconds (None: never)."""
+        """Events as they come; ends after ``connection_lost``, or when none came for ``timeout``
+        seconds (None: never)."""
         while True:
             e = self.next_event(timeout)
             if e is None:
@@ -457,7 +462,8 @@ class Client:
                 return
 
     def wait_for(self, type: str, player: Optional[int] = None, timeout: float = 10) -> Event:
-        """The next event of ``type`` (and ``player``), skipping others; ``HapticdTimeoutError``."""
+        """The next event of ``type`` (and ``player``), skipping others; ``HapticdTimeoutError``, or
+        ``DisconnectedError`` once the connection is lost (its ``connection_lost`` skipped)."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -469,7 +475,8 @@ class Client:
 
     def dispatch(self, timeout: float = 0) -> int:
         """Reads what came, waiting up to ``timeout`` seconds when nothing waits, and hands every
-        waiting event to the callback. Returns how many it handed over."""
+        waiting event to the callback. Returns how many it handed over; ``DisconnectedError`` once
+        the connection is lost and its ``connection_lost`` was handed over."""
         try:
             self._fill(timeout)
         except DisconnectedError:

@@ -143,6 +143,9 @@ def test_restart(make_daemon):
         assert d.stop() == 0
         e = await c.next_event(5)
         assert e is not None and e.type == hapticd.CONNECTION_LOST and not c.connected
+        # connection_lost once; then a dead client says so rather than "nothing yet" (as documented).
+        with pytest.raises(DisconnectedError, match=r"reconnect\(\)"):
+            await c.next_event(0)
         with pytest.raises(DisconnectedError, match=r"reconnect\(\)"):
             await c.ping()
         with pytest.raises(PlayerInvalidatedError):

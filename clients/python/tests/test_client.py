@@ -501,6 +501,12 @@ def test_restart(make_daemon):
     assert e is not None and e.type == hapticd.CONNECTION_LOST
     assert not c.connected
     assert select.select([fd], [], [], 0)[0] == []
+    # connection_lost once; then a dead client says so rather than "nothing yet" (as documented),
+    # and the iterator, which ended with connection_lost, stays ended.
+    with pytest.raises(DisconnectedError, match=r"reconnect\(\)"):
+        c.next_event(0)
+    with pytest.raises(DisconnectedError):
+        c.dispatch(0)
     with pytest.raises(DisconnectedError) as err:
         c.ping()
     assert "reconnect()" in str(err.value) and d.sock in str(err.value)
