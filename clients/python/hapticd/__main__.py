@@ -7,7 +7,9 @@
     python3 -m hapticd devices | patterns | caps | policy | ping | watch
 
 ``--socket PATH`` (default ``$HAPTICD_SOCKET`` or the daemon's default), ``--json`` for the
-daemon's own JSON. Exit status: 0, 1 on a refused request, 2 when the daemon is not running.
+daemon's own JSON. Exit status: 0; 1 when a request is refused, by the daemon or by the library
+before sending it (an argument out of range), with the message on stderr; 2 when the daemon is not
+running.
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"hapticd: {e}", file=sys.stderr)
         return 2
     except HapticdError as e:
+        print(f"hapticd: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        # An argument the library refuses before sending it (a strength of 2, an intensity of 7, a
+        # NaN rate, an app id with a space): refused as the daemon would refuse it, not a traceback.
         print(f"hapticd: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -50,3 +50,17 @@ def test_errors(daemon: Daemon, tmp_path):
     bad.write_text('{"Pattern": [\n  {"Event": {"EventType": "Buzz"}}\n]}')
     r = cli("play", str(bad), sock=daemon.sock)
     assert r.returncode == 1 and "Pattern[0].Event" in r.stderr
+
+
+def test_arguments_refused_before_sending(daemon: Daemon):
+    """Out of range for the library: its message on one line and exit status 1, not a traceback."""
+    for args, words in (
+        (("rumble", "2", "0", "--for", "0.5"), "strong must be within 0…1, not 2.0"),
+        (("feedback", "impact", "heavy", "--intensity", "7"), "intensity must be within 0…1, not 7.0"),
+        (("play", "heartbeat", "--rate", "nan"), "rate must be a finite number"),
+        (("--app", "has space", "ping"), "without spaces or control characters"),
+    ):
+        r = cli(*args, sock=daemon.sock)
+        assert r.returncode == 1, (args, r.stderr)
+        assert r.stderr.startswith("hapticd: ") and words in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert "Traceback" not in r.stderr
