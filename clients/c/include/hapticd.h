@@ -409,11 +409,12 @@ typedef struct hapticd_curve_point {
     double value;
 } hapticd_curve_point;
 
-/* sendParameters(_:atTime:): 1…16 values. */
+/* sendParameters(_:atTime:): 1…16 values (the protocol's bound). */
 HAPTICD_API int hapticd_player_send_parameters(hapticd_player *player, const hapticd_parameter_value *values, int count, double at);
 /* One value: a shorthand for the above. */
 HAPTICD_API int hapticd_player_send_parameter(hapticd_player *player, int parameter, double value, double at);
-/* scheduleParameterCurve(_:atTime:): 1…16 points, starting at `at`. */
+/* scheduleParameterCurve(_:atTime:): one point or more, starting at `at`. The daemon bounds how many
+ * (its limits.max_curve_points, 1024 by default): more is HAPTICD_E_LIMIT, naming the key. */
 HAPTICD_API int hapticd_player_schedule_curve(hapticd_player *player, int parameter, const hapticd_curve_point *points, int count, double at);
 /* Destroys the player in the daemon (if still connected) and frees the handle. NULL is fine.
  * Not thread-safe. */

@@ -756,7 +756,9 @@ int hapticd_player_send_parameter(hapticd_player *p, int parameter, double value
 }
 
 int hapticd_player_schedule_curve(hapticd_player *p, int parameter, const hapticd_curve_point *points, int count, double at) {
-    CHECK(p && points && count >= 1 && count <= 16, "hapticd_player_schedule_curve: give a player and 1…16 points");
+    /* At least one point, as the protocol says; how many at most is the daemon's limits.max_curve_points
+     * (1024 by default, configurable): HAPTICD_E_LIMIT from the daemon, which names the key. */
+    CHECK(p && points && count >= 1, "hapticd_player_schedule_curve: give a player and at least one point");
     const char *name = hapticd_parameter_name(parameter);
     CHECK(name, "hapticd_player_schedule_curve: unknown parameter %d (HAPTICD_PARAM_*)", parameter);
     CHECK(ok_num(at), "hapticd_player_schedule_curve: the time must be finite");

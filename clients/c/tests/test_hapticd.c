@@ -380,6 +380,15 @@ static void test_player(void) {
     OK(hapticd_player_status_get(p, &st));
     CHECK(st.state == HAPTICD_STATE_PLAYING);
     CHECK(hapticd_player_schedule_curve(p, 42, pts, 2, 0) == HAPTICD_E_INVALID_ARGUMENT);
+    CHECK(hapticd_player_schedule_curve(p, HAPTICD_PARAM_INTENSITY, pts, 0, 0) == HAPTICD_E_INVALID_ARGUMENT);
+    /* How many points is the daemon's bound (limits.max_curve_points, 1024 by default), not the
+     * library's: 1024 go (staying at 0, the player stays silent), 1025 are its limit_exceeded. */
+    static hapticd_curve_point many[1025];
+    for (int i = 0; i < 1025; i++) many[i] = (hapticd_curve_point){i * 0.001, 0};
+    OK(hapticd_player_schedule_curve(p, HAPTICD_PARAM_INTENSITY, many, 17, HAPTICD_TIME_NOW));
+    OK(hapticd_player_schedule_curve(p, HAPTICD_PARAM_INTENSITY, many, 1024, HAPTICD_TIME_NOW));
+    CHECK(hapticd_player_schedule_curve(p, HAPTICD_PARAM_INTENSITY, many, 1025, HAPTICD_TIME_NOW) == HAPTICD_E_LIMIT);
+    CHECK(strstr(hapticd_last_error(), "limits.max_curve_points") && !strcmp(hapticd_last_error_code(), "limit_exceeded"));
 
     /* Cancel drops what was scheduled: a start in a second never happens. */
     OK(hapticd_player_cancel(p));

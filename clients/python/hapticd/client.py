@@ -606,7 +606,9 @@ class Player(PlayerCore):
         return self._cmd("player.send_parameters", self._parameters_members(parameters, values, at, after))
 
     def schedule_curve(self, parameter: str, points: Iterable[Tuple[Number, Number]], at: Optional[float] = None, after: Optional[float] = None) -> "Player":
-        """A parameter curve: ``[(time, value), …]`` from its start, 1…16 points, in order."""
+        """A parameter curve: ``[(time, value), …]`` from its start, one point or more, in order
+        (the daemon's ``limits.max_curve_points``, 1024 by default, bounds them:
+        ``LimitExceededError``)."""
         return self._cmd("player.schedule_curve", self._curve_members(parameter, points, at, after))
 
     def destroy(self) -> None:

@@ -305,6 +305,14 @@ def test_player(client, daemon):
     p.schedule_curve("intensity", [(0, 1), (0.2, 0)])
     assert daemon.still_after(1, after)
     assert p.seek(0).state == "playing"
+    # How many points is the daemon's bound (limits.max_curve_points, 1024 by default), not the
+    # library's: 1024 go (staying at 0, the player stays silent), 1025 are its limit_exceeded.
+    with pytest.raises(ValueError):
+        p.schedule_curve("intensity", [])
+    p.schedule_curve("intensity", [(i * 0.001, 0) for i in range(17)])
+    p.schedule_curve("intensity", [(i * 0.001, 0) for i in range(1024)])
+    with pytest.raises(LimitExceededError, match="limits.max_curve_points"):
+        p.schedule_curve("intensity", [(i * 0.001, 0) for i in range(1025)])
 
     # Cancel drops a scheduled start.
     p.cancel()
