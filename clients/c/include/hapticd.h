@@ -313,7 +313,11 @@ HAPTICD_API int hapticd_pattern_from_name(const char *name, hapticd_pattern **ou
 HAPTICD_API int hapticd_pattern_from_file(const char *path, hapticd_pattern **out);
 /* AHAP text; length -1 for a NUL-terminated string. As hapticd_pattern_from_file. Thread-safe. */
 HAPTICD_API int hapticd_pattern_from_ahap(const char *text, ptrdiff_t length, hapticd_pattern **out);
-/* An empty pattern to add events to, as CHHapticEvent does. Thread-safe. */
+/* An empty pattern to add events to, as CHHapticEvent does. It holds as many events as are added:
+ * the daemon bounds what it plays — its limits.max_pattern_events (100 000 by default; more is
+ * HAPTICD_E_INVALID_PATTERN) and limits.max_line_bytes for the request carrying the pattern (1 MiB
+ * by default, about 4 000 events made here, at some 250 bytes each; more is HAPTICD_E_LIMIT, naming
+ * the key). Thread-safe. */
 HAPTICD_API int hapticd_pattern_new(hapticd_pattern **out);
 /* Adds a HapticTransient at `time` (seconds) with intensity and sharpness (0…1). Not thread-safe. */
 HAPTICD_API int hapticd_pattern_add_transient(hapticd_pattern *pattern, double time, double intensity, double sharpness);

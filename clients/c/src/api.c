@@ -526,7 +526,8 @@ static int add_event(hapticd_pattern *p, const char *type, double time, double d
     CHECK(ok_num(time) && time >= 0 && ok_num(duration) && duration >= 0, "an event's time and duration are finite seconds ≥ 0");
     CHECK(ok_num(intensity) && intensity >= 0 && intensity <= 1 && ok_num(sharpness) && sharpness >= 0 && sharpness <= 1,
           "an event's intensity and sharpness are within 0…1");
-    CHECK(json_array_size(json_object_get(p->built, "Pattern")) < 16384, "a pattern holds at most 16384 events");
+    /* No bound on the number of events here: the daemon's limits judge the pattern when it is played
+     * (limits.max_pattern_events, and limits.max_line_bytes for the request that carries it). */
     json_t *ev = json_pack("{s:{s:s,s:f,s:[{s:s,s:f},{s:s,s:f}]}}", "Event", "EventType", type, "Time", time, "EventParameters",
                            "ParameterID", "HapticIntensity", "ParameterValue", intensity, "ParameterID", "HapticSharpness",
                            "ParameterValue", sharpness);

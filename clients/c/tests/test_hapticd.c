@@ -825,6 +825,54 @@ static void test_killed(void) {
     daemon_cleanup(&d);
 }
 
+/* A pattern made with hapticd_pattern_add_* has no bound of the library's: the daemon's limits judge
+ * it — max_line_bytes for the request that carries it, max_pattern_events for the pattern. */
+static hapticd_pattern *pattern_of(int events) {
+    hapticd_pattern *pat = NULL;
+    if (hapticd_pattern_new(&pat)) return NULL;
+    for (int i = 0; i < events; i++)
+        if (hapticd_pattern_add_transient(pat, i * 0.001, 0.5, 0.5)) {
+            hapticd_pattern_free(pat);
+            return NULL;
+        }
+    return pat;
+}
+
+static void test_big_patterns(void) {
+    current = "patterns of many events";
+    hapticd_pattern *big = pattern_of(16385), *over = pattern_of(20001);
+    CHECK(big && over);
+    if (!big || !over) return;
+    /* The default line limit (1 MiB) is the first bound such a pattern meets. */
+    hapticd_client *c = connect_d(&D);
+    CHECK(c);
+    hapticd_engine *eng = NULL;
+    hapticd_player *p = NULL;
+    OK(hapticd_engine_create(c, 0, NULL, &eng));
+    CHECK(hapticd_player_create(eng, big, HAPTICD_PLAYER_ADVANCED, &p) == HAPTICD_E_LIMIT);
+    CHECK(strstr(hapticd_last_error(), "limits.max_line_bytes"));
+    OK(hapticd_ping(c)); /* the connection goes on */
+    hapticd_close(c);
+    /* With longer lines allowed, the daemon plays what the library used to refuse (16 385 events),
+     * and refuses, by its own limit, a pattern over its max_pattern_events. */
+    daemon_t d;
+    if (daemon_start(&d, "[limits]\nmax_line_bytes = 16777216\nmax_pattern_events = 20000\n", 1)) {
+        CHECK(0);
+    } else if ((c = connect_d(&d))) {
+        OK(hapticd_engine_create(c, 0, NULL, &eng));
+        OK(hapticd_player_create(eng, big, HAPTICD_PLAYER_ADVANCED, &p));
+        CHECK(hapticd_player_create(eng, over, HAPTICD_PLAYER_ADVANCED, &p) == HAPTICD_E_INVALID_PATTERN);
+        CHECK(strstr(hapticd_last_error_details(), "over the limit of 20000"));
+        hapticd_close(c);
+    } else {
+        CHECK(0);
+    }
+    daemon_stop(&d);
+    daemon_cleanup(&d);
+    hapticd_pattern_free(big);
+    hapticd_pattern_free(over);
+}
+
 /* The policy through the library: hello names the app the rules match, the priority asked reaches
  * the daemon (capped by the app's), a higher-priority app ducks a lower one on the same pad, and
  * `important` feedback passes the quiet profile for the app allowed to send it. */
@@ -1247,6 +1295,7 @@ int main(void) {
     test_threads();
     test_restart();
     test_killed();
+    test_big_patterns();
     test_policy();
     test_idle();
     test_refused();
