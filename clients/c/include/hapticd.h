@@ -524,8 +524,10 @@ HAPTICD_API int hapticd_fd(hapticd_client *client);
 /* Reads what the daemon sent, waiting up to timeout_ms (0: not at all; -1: until something comes)
  * when nothing waits, and hands every waiting event to the callback. Returns how many events it
  * handed over (>= 0), or an error (HAPTICD_E_DISCONNECTED once the connection is lost and its
- * CONNECTION_LOST was handed over). At most 256 events wait; past that, newer ones are counted in
- * an EVENTS_DROPPED event instead. Thread-safe. */
+ * CONNECTION_LOST was handed over). At most 256 wait: 255 events in the order they came, and when
+ * more come before the application takes some, one EVENTS_DROPPED in the 256th place whose count
+ * is how many did not fit (plus the count of any EVENTS_DROPPED the daemon sends meanwhile, for
+ * events it could not send). CONNECTION_LOST is never dropped: it comes after them. Thread-safe. */
 HAPTICD_API int hapticd_dispatch(hapticd_client *client, int timeout_ms);
 /* The next waiting event, reading from the daemon and waiting up to timeout_ms for one: 1 and *out
  * filled, 0 when none came, or an error. Thread-safe. */

@@ -157,30 +157,42 @@ static void sync_signal(hapticd_client *c) {
     }
 }
 
-/* Queues an event; when the queue is full the newest slot becomes (or grows) an EVENTS_DROPPED. */
+/* Queues an event. At most HD_QUEUE wait: HD_QUEUE - 1 events, then one EVENTS_DROPPED in the last
+ * place that counts every event that came while they waited (the daemon's own events_dropped, for
+ * what it could not send, adds to it then; below that, it waits in order like any event). A
+ * CONNECTION_LOST always finds a place after them (the ring's one more): the application must learn
+ * of the loss, and nothing comes after it until a reconnect. */
 static void enqueue(hapticd_client *c, const hapticd_event *e) {
-    if (c->qcount < HD_QUEUE - 1 || (c->qcount == HD_QUEUE - 1 && e->type == HAPTICD_EVENT_EVENTS_DROPPED)) {
-        c->queue[(c->qhead + c->qcount) % HD_QUEUE] = *e;
-        c->qcount++;
-    } else {
-        hapticd_event *last = &c->queue[(c->qhead + c->qcount - 1) % HD_QUEUE];
-        int dropped = e->type == HAPTICD_EVENT_EVENTS_DROPPED ? e->count : 1;
-        if (last->type == HAPTICD_EVENT_EVENTS_DROPPED) {
-            last->count += dropped;
-        } else {
-            memset(last, 0, sizeof *last);
-            last->type = HAPTICD_EVENT_EVENTS_DROPPED;
-            last->device = last->player = -1;
-            last->count = dropped + 1;
+    hapticd_event *last = c->qcount ? &c->queue[(c->qhead + c->qcount - 1) % HD_RING] : NULL;
+    hapticd_event *next = &c->queue[(c->qhead + c->qcount) % HD_RING];
+    if (e->type == HAPTICD_EVENT_CONNECTION_LOST) {
+        /* One waiting already says so (lost again after a reconnect, nothing read between). */
+        if ((!last || last->type != HAPTICD_EVENT_CONNECTION_LOST) && c->qcount < HD_RING) {
+            *next = *e;
+            c->qcount++;
         }
+    } else if (c->qcount < HD_QUEUE - 1) {
+        *next = *e;
+        c->qcount++;
+    } else if (last->type == HAPTICD_EVENT_EVENTS_DROPPED) {
+        last->count += e->type == HAPTICD_EVENT_EVENTS_DROPPED ? e->count : 1;
+    } else if (c->qcount < HD_RING) {
+        /* HD_QUEUE - 1 events wait (or a CONNECTION_LOST ends them): the next place is the count. */
+        memset(next, 0, sizeof *next);
+        next->type = HAPTICD_EVENT_EVENTS_DROPPED;
+        next->device = next->player = -1;
+        next->count = e->type == HAPTICD_EVENT_EVENTS_DROPPED ? e->count : 1;
+        c->qcount++;
     }
+    /* Else the ring is full and ends with a CONNECTION_LOST after a count: only when the connection
+     * was lost, made again and lost again with nothing read — what came between is not counted. */
     sync_signal(c);
 }
 
 static int dequeue(hapticd_client *c, hapticd_event *out) {
     if (!c->qcount) return 0;
     *out = c->queue[c->qhead];
-    c->qhead = (c->qhead + 1) % HD_QUEUE;
+    c->qhead = (c->qhead + 1) % HD_RING;
     c->qcount--;
     sync_signal(c);
     return 1;

@@ -14,8 +14,10 @@
 #define HD_MAX_LINE (1024 * 1024)
 /* Deeper nesting in a reply is refused before it reaches the JSON parser (replies nest 4 deep). */
 #define HD_MAX_REPLY_DEPTH 32
-/* Events waiting for the application. */
+/* Events waiting for the application: HD_QUEUE - 1 events and, past them, one EVENTS_DROPPED; the
+ * ring has one place more, so that a CONNECTION_LOST is never dropped. */
 #define HD_QUEUE 256
+#define HD_RING (HD_QUEUE + 1)
 #define HD_DEFAULT_TIMEOUT_MS 5000
 
 typedef struct hd_link {
@@ -77,7 +79,7 @@ struct hapticd_client {
     char *reply_text;   /* … here (reply_text_len bytes, not NUL-terminated) */
     size_t reply_text_len;
 
-    hapticd_event queue[HD_QUEUE];
+    hapticd_event queue[HD_RING];
     int qhead, qcount;
 
     hapticd_event_fn fn;

@@ -15,8 +15,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 MAX_LINE = 1024 * 1024
 #: Replies nest 4 deep; deeper ones are refused before ``json.loads`` sees them.
 MAX_REPLY_DEPTH = 32
-#: Events that wait for the application; past that, newer ones are counted in an
-#: ``events_dropped`` event.
+#: Events that wait for the application: 255, then one ``events_dropped`` counting those that came
+#: while they waited.
 EVENT_QUEUE = 256
 #: A pattern's text is at most this long (as libhapticd's HAPTICD_MAX_PATTERN_BYTES).
 MAX_PATTERN_BYTES = 1024 * 1024
@@ -294,8 +294,11 @@ class Event:
 
 
 class EventQueue:
-    """A bounded queue of events: when full, the newest slot becomes (or grows) an
-    ``events_dropped`` count."""
+    """A bounded queue of events, as libhapticd's: at most ``capacity`` wait — ``capacity - 1``
+    events, then one ``events_dropped`` in the last place that counts every event that came while
+    they waited (the daemon's own ``events_dropped`` adds to it then; below that, it waits in order
+    like any event). A ``connection_lost`` always finds a place after them (one more): the
+    application must learn of the loss."""
 
     def __init__(self, capacity: int = EVENT_QUEUE) -> None:
         from collections import deque
@@ -307,15 +310,24 @@ class EventQueue:
         return len(self.items)
 
     def put(self, e: Event) -> None:
-        if len(self.items) < self.capacity - 1 or (len(self.items) == self.capacity - 1 and e.type == EVENTS_DROPPED):
+        last = self.items[-1] if self.items else None
+        room = len(self.items) < self.capacity + 1
+        if e.type == CONNECTION_LOST:
+            # One waiting already says so (lost again after a reconnect, nothing read between).
+            if (last is None or last.type != CONNECTION_LOST) and room:
+                self.items.append(e)
+            return
+        if len(self.items) < self.capacity - 1:
             self.items.append(e)
             return
         dropped = (e.count or 0) if e.type == EVENTS_DROPPED else 1
-        last = self.items[-1]
+        assert last is not None
         if last.type == EVENTS_DROPPED:
             last.count = (last.count or 0) + dropped
-        else:
-            self.items[-1] = Event(EVENTS_DROPPED, count=dropped + 1)
+        elif room:  # capacity - 1 events wait (or a connection_lost ends them): the next place is the count
+            self.items.append(Event(EVENTS_DROPPED, count=dropped))
+        # Else full, ending with a connection_lost after a count: only when the connection was lost,
+        # made again and lost again with nothing read — what came between is not counted.
 
     def get(self) -> Optional[Event]:
         return self.items.popleft() if self.items else None

@@ -621,9 +621,13 @@ class Fake:
                         conn.sendall(b"HTTP/1.1 400 Bad Request\n")
                     elif self.mode == "stale":
                         conn.sendall(json.dumps({"id": rid - 1, "ok": False, "error": {"code": "bad_request", "message": "stale"}}).encode() + b"\n" + reply)
-                    elif self.mode == "flood":
+                    elif self.mode in ("flood", "flood-close"):
                         for i in range(300):
                             conn.sendall(json.dumps({"event": "player.finished", "player": i, "device": 0, "reason": "finished"}).encode() + b"\n")
+                        if self.mode == "flood-close":
+                            conn.sendall(reply)
+                            conn.close()  # gone, with all that unread
+                            return
                         conn.sendall(reply + b'{"event":"events_dropped","count":212}\n')
                 except OSError:
                     break
@@ -677,8 +681,37 @@ def test_event_flood_is_bounded(tmp_path):
             if e is None or e.type != "player.finished":
                 break
             got.append(e.player)
-        assert got == list(range(254))
-        assert e is not None and e.type == "events_dropped" and e.count == 46
-        e = c.next_event(2)
-        assert e is not None and e.type == "events_dropped" and e.count == 212
+        # The queue of 256 holds the first 255 in order, then one events_dropped counting the other
+        # 45; the daemon's own events_dropped (212) adds to that count if it comes while the queue
+        # is full, else waits after it: 257 in all either way.
+        assert got == list(range(255))
+        assert e is not None and e.type == "events_dropped" and e.count in (45, 257)
+        dropped = e.count
+        while dropped < 257:
+            e = c.next_event(2)
+            assert e is not None and e.type == "events_dropped"
+            dropped += e.count
+        assert dropped == 257
     f.close()
+
+
+def test_connection_lost_survives_a_full_queue(tmp_path):
+    """The flood, then the daemon goes, before the app reads any of it: the loss still comes, after
+    the 255 events and the count (it is never dropped)."""
+    f = Fake(str(tmp_path / "fake.sock"), "flood-close")
+    with Client(f.path) as c:
+        c.ping()
+        f.thread.join(5)  # the stand-in has closed the connection
+        got = []
+        while True:
+            e = c.next_event(2)
+            if e is None or e.type != "player.finished":
+                break
+            got.append(e.player)
+        assert got == list(range(255))
+        assert e is not None and e.type == "events_dropped" and e.count == 45
+        e = c.next_event(2)
+        assert e is not None and e.type == hapticd.CONNECTION_LOST
+        with pytest.raises(DisconnectedError):
+            c.next_event(0)
+    f.ls.close()
