@@ -170,7 +170,8 @@ HAPTICD_API int hapticd_policy_set(hapticd_client *client, const char *mode, dou
 
 /* `ping`. Thread-safe. */
 HAPTICD_API int hapticd_ping(hapticd_client *client);
-/* The daemon's version ("0.4.0") and protocol number; either may be NULL. Thread-safe. */
+/* The daemon's version string, as its `version` command gives it ("MAJOR.MINOR.PATCH", clipped to
+ * size), and protocol number; either may be NULL. Thread-safe. */
 HAPTICD_API int hapticd_daemon_version(hapticd_client *client, char *version, size_t size, int *protocol);
 
 /* Any command: request is a JSON object with "cmd" and its members, without "id" (the library adds

@@ -205,6 +205,9 @@ static void test_basics(void) {
     int protocol = 0;
     OK(hapticd_daemon_version(c, version, sizeof version, &protocol));
     CHECK(protocol == 1 && version[0]);
+    int major, minor, patch;
+    char tail;
+    CHECK(sscanf(version, "%d.%d.%d%c", &major, &minor, &patch, &tail) == 3); /* MAJOR.MINOR.PATCH, as the header says */
     CHECK(hapticd_version() == HAPTICD_VERSION);
 
     hapticd_device_info devs[4];

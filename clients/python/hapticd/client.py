@@ -319,7 +319,7 @@ class Client:
         self._request("ping")
 
     def version(self) -> Dict[str, Any]:
-        """``{"version": "0.4.0", "protocol": 1}``."""
+        """The daemon's ``version`` result: ``{"version": "MAJOR.MINOR.PATCH", "protocol": 1}``."""
         return self._request("version")
 
     def devices(self) -> List[Dict[str, Any]]:

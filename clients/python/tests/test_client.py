@@ -140,6 +140,9 @@ def test_basics(client):
     client.ping()
     v = client.version()
     assert v["protocol"] == 1 and v["version"]
+    import re
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+", v["version"]), v  # MAJOR.MINOR.PATCH, as documented
     devices = client.devices()
     assert [d["device"] for d in devices] == [0, 1]
     assert devices[1]["name"] == "Simulated rumble pad 1" and devices[0]["simulated"]
