@@ -93,6 +93,16 @@ public struct CHHapticError: CustomNSError, Hashable, @unchecked Sendable {
     public static var memoryError: Code { .memoryError }
 }
 
+/// What `print(error)` shows on Apple's platforms, where the error is an `NSError`:
+/// `Error Domain=com.apple.CoreHaptics Code=-4805 "…"` (`"(null)"` without a description) — the
+/// line programs log and people search for.
+extension CHHapticError: CustomStringConvertible {
+    public var description: String {
+        let message = (userInfo[NSLocalizedDescriptionKey] as? String).map { "\"\($0)\"" } ?? "\"(null)\""
+        return "Error Domain=\(Self.errorDomain) Code=\(code.rawValue) \(message)"
+    }
+}
+
 extension CHHapticError.Code {
     /// `catch CHHapticError.engineNotRunning { … }`, as with Apple's imported error codes.
     public static func ~= (code: CHHapticError.Code, error: any Error) -> Bool {

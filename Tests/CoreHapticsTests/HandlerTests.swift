@@ -457,6 +457,11 @@ extension CoreHapticsSuite {
         }
         #expect(waitUntil(timeout: 5) { noServer() }, "no daemon: serverInitFailed")
         #expect(throws: CHHapticError(.serverInitFailed)) { try CHHapticEngine() }
+        // Printed as Apple's NSError prints (it printed as a Swift struct, `userInfo: [:]`).
+        #expect(String(describing: CHHapticError(.engineNotRunning)) == #"Error Domain=com.apple.CoreHaptics Code=-4805 "(null)""#)
+        do { _ = try CHHapticEngine() } catch {
+            #expect("\(error)".hasPrefix(#"Error Domain=com.apple.CoreHaptics Code=-4810 ""#), "\(error)")
+        }
         #expect(!CHHapticEngine.capabilitiesForHardware().supportsHaptics)
         // The previous test's daemon may have gone a moment ago: GameController learns it from the
         // lost connection, on a queue of its own (bounded wait).
