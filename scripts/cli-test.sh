@@ -6,6 +6,8 @@ bin="$(swift build --show-bin-path)/hapticctl"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
 check() { if "$@"; then pass=$((pass+1)); else echo "FAILED: $*" >&2; fail=$((fail+1)); fi; }
+# Waits (at most 10 s) until FILE has a line matching the grep pattern PATTERN.
+wait_for() { for _ in $(seq 200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 
 # Every shipped and sample pattern validates (the samples in ../shared when the checkout has them).
 samples=(); [ -d ../shared/ahap ] && samples=(../shared/ahap)
@@ -130,6 +132,14 @@ check bash -c "'$bin' caps --device 1 | grep -q 'leftHandle, rightHandle'"
 check bash -c "'$bin' feedback notification error --device 1 | grep -q notification-error"
 check bash -c "'$bin' rumble 0.5 0.5 --for 0.1 --device 1 | grep -q finished"
 if "$bin" play click --locality leftTrigger 2> "$tmp/err"; then check false; else check grep -q "unsupported" "$tmp/err"; fi
+# Into a file or a pipe, watch prints each event as it comes (standard output is line-buffered), not
+# when it ends.
+"$bin" watch --events device.output > "$tmp/watch.out" 2>&1 &
+wpid=$!
+check wait_for "$tmp/watch.out" '^watching \["device.output"\]'
+"$bin" play click --device 1 --wait > /dev/null
+check wait_for "$tmp/watch.out" '"event":"device.output","device":1'
+kill "$wpid"; wait "$wpid" || true
 kill -TERM "$dpid"; wait "$dpid"; check test $? -eq 0
 check test ! -e "$tmp/h.sock"
 

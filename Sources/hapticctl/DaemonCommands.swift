@@ -439,7 +439,6 @@ struct Watch: ParsableCommand {
             } else {
                 print(JSONWriter.write(.object(event)))
             }
-            FileHandle.standardOutput.synchronizeFile()
         }
     }
 }

@@ -17,6 +17,11 @@ struct Hapticctl: ParsableCommand {
             Version.self, Request.self, Validate.self, Info.self, Render.self, Convert.self,
         ]
     )
+
+    static func main() {
+        lineBufferStandardOutput()
+        main(nil)
+    }
 }
 
 /// Limits for the files hapticctl reads.
