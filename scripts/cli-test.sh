@@ -3,7 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/hapticctl"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+tmp="$(mktemp -d)"
+# A check that fails half-way leaves no daemon or client of this script running.
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pass=0; fail=0
 check() { if "$@"; then pass=$((pass+1)); else echo "FAILED: $*" >&2; fail=$((fail+1)); fi; }
 # Waits (at most 10 s) until FILE has a line matching the grep pattern PATTERN.
@@ -142,6 +144,40 @@ check wait_for "$tmp/watch.out" '"event":"device.output","device":1'
 kill "$wpid"; wait "$wpid" || true
 kill -TERM "$dpid"; wait "$dpid"; check test $? -eq 0
 check test ! -e "$tmp/h.sock"
+
+# A daemon that goes away under its clients (SIGKILL, then SIGTERM): each client waiting on it says
+# that the connection is gone and exits 1 at once, instead of exiting 0 as if the pattern had ended.
+# Each runs under timeout, so that a hang fails rather than blocks; slowed patterns (--rate) and long
+# rumbles are still playing when their daemon goes.
+start_daemon() {
+  "$daemon" --simulate 1 --socket "$tmp/$1.sock" --config "$tmp/hapticd.toml" 2> "$tmp/$1.log" &
+  dpid=$!
+  wait_for "$tmp/$1.log" "listening on"
+}
+# Starts `hapticctl ARGS...` on the daemon of SOCKET as client NAME, and waits for its line READY.
+declare -A client_pid
+client() {
+  local name="$1" sock="$2" ready="$3"; shift 3
+  HAPTICD_SOCKET="$tmp/$sock.sock" timeout 30 "$bin" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
+  client_pid[$name]=$!
+  check wait_for "$tmp/$name.out" "$ready"
+}
+# Client NAME exited 1, with the lost connection named on standard error.
+lost() {
+  set +e; wait "${client_pid[$1]}"; local rc=$?; set -e
+  check test "$rc" -eq 1
+  check grep -q "^hapticctl: the connection to hapticd is gone" "$tmp/$1.err"
+}
+for signal in KILL TERM; do
+  check start_daemon "gone-$signal"
+  client "wait-$signal" "gone-$signal" "^playing rumble-long" play rumble-long --wait --rate 0.05
+  client "bars-$signal" "gone-$signal" "^device 0  strong" play sos --bars --rate 0.05
+  client "loop-$signal" "gone-$signal" "^looping" play rumble-short --loop
+  client "rumble-$signal" "gone-$signal" "^rumbling" rumble 0.5 0.5 --for 60
+  kill -"$signal" "$dpid"; { wait "$dpid"; } 2> /dev/null || true   # no "Killed" line
+  for name in wait bars loop rumble; do lost "$name-$signal"; done
+  check test "$(grep -c finished "$tmp/wait-$signal.out")" -eq 0
+done
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

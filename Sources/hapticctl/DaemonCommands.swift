@@ -49,13 +49,26 @@ struct EngineTarget: ParsableArguments {
     }
 }
 
+/// The next event, waiting up to `timeout` seconds (nil: none came). When the connection is gone (the
+/// daemon stopped, crashed or was restarted) the run ends here with a message and exit status 1;
+/// `before` runs first (to end a line of bars).
+func nextEvent(_ client: HapticClient, timeout: Double, before: () -> Void = {}) throws -> JSONObject? {
+    do {
+        return try client.nextEvent(timeout: timeout)
+    } catch {
+        before()
+        printError("hapticctl: \(error)")
+        throw ExitCode(1)
+    }
+}
+
 /// Follows a started player until it ends: `player.finished`, or an error when its engine stops.
 /// With `bars`, live motor bars from `device.output` meanwhile. The subscription must include
 /// `player.finished` and `engine.stopped` (and `device.output` for bars).
 func follow(_ client: HapticClient, player: JSONValue?, bars: Bool, json: Bool) throws {
     let tty = isatty(STDOUT_FILENO) != 0
     while true {
-        guard let event = try? client.nextEvent(timeout: 3600) else { break }
+        guard let event = try nextEvent(client, timeout: 3600, before: { if bars && tty { print("") } }) else { continue }
         switch str(event, "event") {
         case "device.output": if bars { showBars(event, tty: tty) }
         case "player.finished" where event["player"] == player:
