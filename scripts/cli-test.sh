@@ -146,7 +146,8 @@ kill -TERM "$dpid"; wait "$dpid"; check test $? -eq 0
 check test ! -e "$tmp/h.sock"
 
 # A daemon that goes away under its clients (SIGKILL, then SIGTERM): each client waiting on it says
-# that the connection is gone and exits 1 at once, instead of exiting 0 as if the pattern had ended.
+# that the connection is gone and exits 1 at once, instead of exiting 0 as if the pattern had ended
+# (or, watch, spinning on the dead connection for ever, or until --seconds ran out).
 # Each runs under timeout, so that a hang fails rather than blocks; slowed patterns (--rate) and long
 # rumbles are still playing when their daemon goes.
 start_daemon() {
@@ -174,8 +175,10 @@ for signal in KILL TERM; do
   client "bars-$signal" "gone-$signal" "^device 0  strong" play sos --bars --rate 0.05
   client "loop-$signal" "gone-$signal" "^looping" play rumble-short --loop
   client "rumble-$signal" "gone-$signal" "^rumbling" rumble 0.5 0.5 --for 60
+  client "watch-$signal" "gone-$signal" "^watching" watch
+  client "watch-for-$signal" "gone-$signal" "^watching" watch --seconds 20
   kill -"$signal" "$dpid"; { wait "$dpid"; } 2> /dev/null || true   # no "Killed" line
-  for name in wait bars loop rumble; do lost "$name-$signal"; done
+  for name in wait bars loop rumble watch watch-for; do lost "$name-$signal"; done
   check test "$(grep -c finished "$tmp/wait-$signal.out")" -eq 0
 done
 

@@ -446,7 +446,7 @@ struct Watch: ParsableCommand {
         let end = seconds.map { Date().addingTimeInterval($0) }
         while end.map({ Date() < $0 }) ?? true {
             let wait = end.map { max(0.01, $0.timeIntervalSinceNow) } ?? 3600
-            guard let event = try? client.nextEvent(timeout: wait) else { continue }
+            guard let event = try nextEvent(client, timeout: wait, before: { if bars && tty && !connection.json { print("") } }) else { continue }
             if bars && !connection.json && str(event, "event") == "device.output" {
                 showBars(event, tty: tty)
             } else {
