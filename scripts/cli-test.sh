@@ -150,8 +150,8 @@ check test ! -e "$tmp/h.sock"
 # (or, watch, spinning on the dead connection for ever, or until --seconds ran out).
 # Each runs under timeout, so that a hang fails rather than blocks; slowed patterns (--rate) and long
 # rumbles are still playing when their daemon goes.
-start_daemon() {
-  "$daemon" --simulate 1 --socket "$tmp/$1.sock" --config "$tmp/hapticd.toml" 2> "$tmp/$1.log" &
+start_daemon() {  # NAME [CONFIG]
+  "$daemon" --simulate 1 --socket "$tmp/$1.sock" --config "${2:-$tmp/hapticd.toml}" 2> "$tmp/$1.log" &
   dpid=$!
   wait_for "$tmp/$1.log" "listening on"
 }
@@ -169,6 +169,28 @@ lost() {
   check test "$rc" -eq 1
   check grep -q "^hapticctl: the connection to hapticd is gone" "$tmp/$1.err"
 }
+
+# param takes negative values as they stand, options before or after the pairs, as README and its
+# help show (the parser took -0.2 for an option). A daemon that keeps a player when its hapticctl run
+# ends, so that the next runs can steer it.
+printf '[clients]\nstop_players_on_disconnect = false\n' | cat "$tmp/hapticd.toml" - > "$tmp/keep.toml"
+check start_daemon keep "$tmp/keep.toml"
+export HAPTICD_SOCKET="$tmp/keep.sock"
+player="$("$bin" create rumble-long | sed -n 's/^player \([0-9]*\) .*/\1/p')"
+check test -n "$player"
+check bash -c "'$bin' param --player '$player' intensity 0.5 sharpness -0.2 | grep -q '^player $player on device 0'"
+check bash -c "'$bin' param intensity 0.5 sharpness -0.2 --player '$player' --after 0.01 | grep -q '^player $player '"
+check bash -c "'$bin' param --player '$player' -- attack -1 release -.5 | grep -q '^player $player '"
+check bash -c "'$bin' curve --player '$player' sharpness 0:-0.5 0.1:0.5 | grep -q '^player $player '"
+# A negative value reaches the daemon, which says where it is out of range; a mistyped option is still one.
+set +e; "$bin" param --player "$player" intensity -0.5 2> "$tmp/err"; rc=$?; set -e
+check test "$rc" -eq 1
+check grep -q 'parameter "intensity" must be within 0.0…1.0, not -0.5' "$tmp/err"
+set +e; "$bin" param --player "$player" intensity 0.5 --plyer 4 2> "$tmp/err"; rc=$?; set -e
+check test "$rc" -eq 64
+check grep -q "Unknown option '--plyer'" "$tmp/err"
+kill -TERM "$dpid"; wait "$dpid" || true
+
 for signal in KILL TERM; do
   check start_daemon "gone-$signal"
   client "wait-$signal" "gone-$signal" "^playing rumble-long" play rumble-long --wait --rate 0.05

@@ -347,20 +347,35 @@ struct SetPlayer: ParsableCommand {
 struct Param: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send dynamic parameters: hapticctl param --player 3 intensity 0.5 sharpness -0.2",
-        discussion: "Names: intensity (0…1, multiplies), sharpness, attack, decay, release (−1…1, add), or AHAP IDs.")
+        discussion: "Names: intensity (0…1, multiplies), sharpness, attack, decay, release (−1…1, add), or AHAP IDs. A value may be negative as it stands (sharpness -0.2); options go before or after the pairs.")
     @OptionGroup var target: PlayerOption
-    @Argument(help: "NAME VALUE pairs.") var pairs: [String]
+    // Every input that is not one of the options below: a negative value such as -0.2 looks like an
+    // option to the parser, and the default strategy refused it ("Unknown option '-0.2'").
+    @Argument(parsing: .allUnrecognized, help: "NAME VALUE pairs.") var pairs: [String]
     @OptionGroup var when: When
     @OptionGroup var connection: Connection
-    func run() throws {
+
+    /// The pairs as the request's `parameters`.
+    func parameters() throws -> JSONObject {
+        // `--` still ends the options (the capture keeps it): everything after it is a pair.
+        var pairs = self.pairs
+        if let terminator = pairs.firstIndex(of: "--") { pairs.remove(at: terminator) }
         guard !pairs.isEmpty, pairs.count % 2 == 0 else { throw ValidationError("give NAME VALUE pairs, e.g. intensity 0.5") }
         var params = JSONObject()
         for i in stride(from: 0, to: pairs.count, by: 2) {
-            guard let v = Double(pairs[i + 1]) else { throw ValidationError("\(pairs[i + 1]) is not a number") }
+            // A name never starts with '-': such an input is a mistyped option the capture took in.
+            guard !pairs[i].hasPrefix("-") else { throw ValidationError("Unknown option '\(pairs[i])'") }
+            guard let v = Double(pairs[i + 1]), v.isFinite else { throw ValidationError("\(pairs[i + 1]) is not a number") }
             params.append(pairs[i], .number(v))
         }
+        return params
+    }
+
+    func validate() throws { _ = try parameters() }
+
+    func run() throws {
         var body = target.body
-        body.append("parameters", .object(params))
+        body.append("parameters", .object(try parameters()))
         when.apply(to: &body)
         try connection.run("player.send_parameters", body, human: playerLine)
     }
