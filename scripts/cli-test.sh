@@ -113,6 +113,13 @@ check bash -c "'$bin' patterns | grep -q '^ramp.*a ramp'"
 check bash -c "'$bin' play ramp --wait | grep -q 'finished (finished)'"
 check bash -c "'$bin' play '$clip' --wait | grep -q 'finished (finished)'"
 if "$bin" play nope 2> "$tmp/err"; then check false; else check grep -q 'no pattern named "nope"' "$tmp/err"; fi
+# A path that is not there is a file that cannot be read, not a library name that is not found.
+for missing in "$tmp/missing.ahap" missing/x.haptic gone.json; do
+  set +e; "$bin" play "$missing" 2> "$tmp/err"; rc=$?; set -e
+  check test "$rc" -eq 1
+  check grep -qx "$missing: \$: cannot read the file: no such file" "$tmp/err"
+done
+if "$bin" create "$tmp/missing.ahap" 2> "$tmp/err"; then check false; else check grep -q "cannot read the file: no such file" "$tmp/err"; fi
 if "$bin" param --player 999 intensity 0.5 2> "$tmp/err"; then check false; else check grep -q "no player 999" "$tmp/err"; fi
 check bash -c "'$bin' engine status | grep -q 'engine running'"
 check bash -c "'$bin' stop | grep -q 'stopped'"

@@ -114,11 +114,20 @@ func playerLine(_ r: JSONObject) -> String {
     "player \(int(r, "player")) on device \(int(r, "device")): \(str(r, "state") ?? "?"), offset \(Format.fixed(num(r, "offset") ?? 0, 3)) of \(Format.fixed(num(r, "duration") ?? 0, 3)) s"
 }
 
-/// A file path becomes an inline pattern; anything else is a library name. An AHAP file goes inline as
+/// Whether `pattern` names a file rather than a library pattern: one that exists, or one written as a
+/// path (library names have no '/' and no extension), as the C and Python clients tell them apart.
+func isPatternFile(_ pattern: String) -> Bool {
+    let lower = pattern.lowercased()
+    return FileManager.default.fileExists(atPath: pattern) || pattern.contains("/")
+        || [".ahap", ".haptic", ".json"].contains { lower.hasSuffix($0) }
+}
+
+/// A file path becomes an inline pattern (a path that cannot be read is an error naming it, not a
+/// library name that is not found); anything else is a library name. An AHAP file goes inline as
 /// AHAP. A .haptic clip goes as AHAP when AHAP holds it exactly; otherwise (emphasis the clip's envelope
 /// would scale in AHAP) as the clip itself with "format": "haptic", which the daemon loads natively.
 func patternMembers(_ pattern: String) throws -> JSONObject {
-    if FileManager.default.fileExists(atPath: pattern) {
+    if isPatternFile(pattern) {
         let loaded = load(pattern)
         switch loaded.result {
         case .success(let l):
