@@ -140,6 +140,9 @@ check bash -c "awk -F, '\$2 == 1 && \$3 == 65535' '$tmp/trace.csv' | grep -q ."
 check bash -c "'$bin' caps --device 1 | grep -q 'leftHandle, rightHandle'"
 check bash -c "'$bin' feedback notification error --device 1 | grep -q notification-error"
 check bash -c "'$bin' rumble 0.5 0.5 --for 0.1 --device 1 | grep -q finished"
+# 0 0 stops this connection's rumble: a new run has none, and says so ({"stopped":false}).
+check bash -c "'$bin' rumble 0 0 --device 1 | grep -qx 'nothing to stop: this connection had no rumble playing'"
+check bash -c "'$bin' rumble 0 0 --device 1 --json | grep -qx '{\"stopped\":false}'"
 if "$bin" play click --locality leftTrigger 2> "$tmp/err"; then check false; else check grep -q "unsupported" "$tmp/err"; fi
 # Into a file or a pipe, watch prints each event as it comes (standard output is line-buffered), not
 # when it ends.

@@ -72,8 +72,8 @@ struct Prepare: ParsableCommand {
 
 struct Rumble: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Plain rumble, like SDL_RumbleGamepad: the strong and weak motors at 0…1 for a time (0 0 stops).",
-        discussion: "The rumble belongs to this hapticctl run: it waits until the rumble is over (a rumble stops when its client leaves).")
+        abstract: "Plain rumble, like SDL_RumbleGamepad: the strong and weak motors at 0…1 for a time.",
+        discussion: "The rumble belongs to this hapticctl run: it waits until the rumble is over (a rumble stops when its client leaves). 0 0 stops the rumble of the same connection, which a new hapticctl run never has: it says that nothing was stopped (hapticctl stop stops your players).")
     @Argument(help: "Strong (left, low-frequency) motor, 0…1.") var strong: Double
     @Argument(help: "Weak (right, high-frequency) motor, 0…1.") var weak: Double
     @Option(name: .customLong("for"), help: "Seconds.") var duration: Double = 0.5
@@ -88,7 +88,10 @@ struct Rumble: ParsableCommand {
         let client = try connection.client()
         subscribeForFollowing(client, bars: bars)
         let result = try connection.call(client, "rumble", body) { r in
-            r["player"] == nil ? "stopped" : "rumbling on device \(int(r, "device")) for \(Format.fixed(duration, 3)) s"
+            if r["player"] != nil { return "rumbling on device \(int(r, "device")) for \(Format.fixed(duration, 3)) s" }
+            // 0 0: the daemon says whether it stopped a rumble of this connection ({"stopped": false}
+            // when there was none, which is always so for a run of its own).
+            return r["stopped"] == .bool(true) ? "stopped" : "nothing to stop: this connection had no rumble playing"
         }
         guard let player = result["player"] else { return }
         try follow(client, player: player, bars: bars, json: connection.json)
