@@ -82,6 +82,16 @@ check bash -c "cd docs/images && '$bin' render hd-rumble-sweep.ahap --profile sw
 check bash -c "'$bin' render docs/images/hd-rumble-sweep.ahap --profile switch-pro-usb-hd --from 1 --to 1.001 --step 0.001 | grep -q '^1.000000,1.000000,0.500000,.*,160.0,0.5000,320.0,0.5000$'"
 check bash -c "'$bin' info docs/images/hd-rumble-sweep.ahap --profile switch-pro-usb-hd | grep -q 'HD rumble: events.* sharpness 0.00–1.00: low band 80–320 Hz, high band 160–640 Hz'"
 
+# A file over --max-file-bytes: only a little past the limit is read, and the message gives the
+# file's real size (a device, which has none, is "larger than" the limit).
+{ printf '{"Pattern": []}'; head -c 200000 /dev/zero | tr '\0' ' '; } > "$tmp/big.ahap"
+set +e; "$bin" info "$tmp/big.ahap" --max-file-bytes 100 2> "$tmp/err"; rc=$?; set -e
+check test "$rc" -eq 1
+check grep -qx "$tmp/big.ahap: \$: the file is 200015 bytes, over the pattern file limit of 100 bytes" "$tmp/err"
+if "$bin" validate /dev/zero --max-file-bytes 100 > /dev/null 2> "$tmp/err"; then check false; else
+  check grep -qx '/dev/zero: \$: the file is larger than the pattern file limit of 100 bytes' "$tmp/err"; fi
+check bash -c "'$bin' info '$tmp/big.ahap' --max-file-bytes 200015 | grep -qx 'Format: AHAP'"
+
 # Unknown profile: a clear error.
 if "$bin" render config/patterns/click.ahap --profile nope 2> "$tmp/err"; then check false; else check grep -q "unknown profile 'nope'" "$tmp/err"; fi
 
