@@ -66,12 +66,13 @@ build:
 	$(SWIFT_BUILD) --product hapticd
 	$(SWIFT_BUILD) --product hapticctl
 
-# hapticctl(1) comes from its argument parser (swift-argument-parser's generate-manual); hapticd(8),
-# which has more to say about files, signals and systemd than about options, is written (man/).
+# hapticctl(1) comes from its argument parser (swift-argument-parser's generate-manual, through
+# man/generate-hapticctl.sh, which keeps the help's non-ASCII characters that generate-manual drops);
+# hapticd(8), which has more to say about files, signals and systemd than about options, is written (man/).
 generated: build
 	$(SWIFT_BUILD) --product generate-manual
 	rm -rf $(GEN) && mkdir -p $(GEN)/man $(GEN)/completions
-	"$(BIN)/generate-manual" "$(BIN)/hapticctl" --section 1 --date $(MANDATE) --output-directory $(GEN)/man
+	bash man/generate-hapticctl.sh "$(BIN)" $(GEN)/man $(MANDATE)
 	# Completion files are sourced, not run: no #! line (Debian's bash-completion policy).
 	for shell in bash zsh fish; do for tool in hapticctl hapticd; do \
 	  "$(BIN)/$$tool" --generate-completion-script $$shell | sed '1{/^#!/d}' > $(GEN)/completions/$$tool.$$shell || exit 1; \

@@ -98,6 +98,28 @@ if "$bin" render config/patterns/click.ahap --profile nope 2> "$tmp/err"; then c
 "$bin" info config/patterns/sos.ahap > "$tmp/info"
 check grep -qx "  HapticContinuous: 9" "$tmp/info"
 
+# hapticctl(1), made by the Makefile's `generated` target (in a debug build), says what --help says:
+# generate-manual drops non-ASCII characters, so "0…1" came out as "01" and "8000–192000" as
+# "8000192000". Every non-ASCII character of the help is in the page as a roff escape, and groff
+# renders the page in UTF-8 and in ASCII without a character it cannot show.
+check make -s generated SWIFT_BUILD="swift build" GEN="$tmp/gen" > "$tmp/make.log" 2>&1
+page="$tmp/gen/man/hapticctl.1"
+check grep -qF 'Names: intensity (0\[u2026]1, multiplies), sharpness, attack, decay, release (\[u2212]1\[u2026]1, add)' "$page"
+check grep -qF 'WAV sample rate in Hz (8000\[u2013]192000).' "$page"
+"$bin" --experimental-dump-help | perl -CS -ne 'printf "%04X\n", ord($1) while /([^\x00-\x7F])/g' | sort -u > "$tmp/help-chars"
+perl -ne 'print "$1\n" while /\\\[u([0-9A-F]+)\]/g' "$page" | sort -u > "$tmp/page-chars"
+check test -s "$tmp/help-chars"
+check cmp -s "$tmp/help-chars" "$tmp/page-chars"
+if command -v groff > /dev/null; then
+  LC_ALL=C.UTF-8 groff -mdoc -Tutf8 -P-cbou -ww "$page" > "$tmp/man.utf8" 2> "$tmp/man.err"
+  check grep -q 'Names: intensity (0…1, multiplies)' "$tmp/man.utf8"
+  check grep -q 'WAV sample rate in Hz (8000–192000)\.' "$tmp/man.utf8"
+  LC_ALL=C groff -mdoc -Tascii -P-cbou -ww "$page" > "$tmp/man.ascii" 2>> "$tmp/man.err"
+  check grep -q 'Names: intensity (0\.\.\.1, multiplies)' "$tmp/man.ascii"
+  check grep -q 'WAV sample rate in Hz (8000-192000)\.' "$tmp/man.ascii"
+  check test ! -s "$tmp/man.err"
+fi
+
 # Daemon commands: a clear message (and exit 2) when no daemon runs.
 if HAPTICD_SOCKET="$tmp/none.sock" "$bin" ping 2> "$tmp/err"; then check false; else check grep -q "hapticd is not running at $tmp/none.sock" "$tmp/err"; fi
 
