@@ -43,6 +43,10 @@ import Testing
         limits.maximumFileBytes = 100
         let library = PatternLibrary.load(directories: [dir], limits: limits)
         #expect(library.names.isEmpty)
-        #expect(library.problems == ["\(dir)/big.haptic: $: the document is \(Self.clip.utf8.count) bytes, over the pattern file limit of 100 bytes"])
+        #expect(library.problems == ["\(dir)/big.haptic: $: the file is \(Self.clip.utf8.count) bytes, over the pattern file limit of 100 bytes"])
+        // Larger than a read chunk: the file's own size, not what was read of it (65 536 bytes).
+        let huge = try directory(["huge.ahap": #"{"Pattern": []}"# + String(repeating: " ", count: 200_000)])
+        defer { try? FileManager.default.removeItem(atPath: huge) }
+        #expect(PatternLibrary.load(directories: [huge], limits: limits).problems == ["\(huge)/huge.ahap: $: the file is 200015 bytes, over the pattern file limit of 100 bytes"])
     }
 }
