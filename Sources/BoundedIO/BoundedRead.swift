@@ -15,6 +15,14 @@ public struct FileReadFailure: Error, CustomStringConvertible {
     }
 }
 
+/// The size of the file at `path` when it is a regular file (a device or a pipe has none to tell):
+/// what an oversized file's message gives, where a bounded read saw only its first bytes.
+public func regularFileSize(_ path: String) -> Int? {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    return Int(info.st_size)
+}
+
 /// A file's bytes, at most `limit` of them: more is an error (`EFBIG`), or with `truncating` the read
 /// stops there and what was read is returned (at least `limit` bytes when the file has them, for a
 /// caller that reports an oversized file itself). Reads go through swift-system's `FileDescriptor`,

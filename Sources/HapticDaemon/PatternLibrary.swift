@@ -51,11 +51,8 @@ public struct PatternLibrary: Sendable {
                 switch readFile(path, limit: min(limits.maximumFileBytes, Int.max - 1) + 1, truncating: true) {
                 case .success(let bytes) where bytes.count > limits.maximumFileBytes:
                     // Only a little past the limit was read (a whole read chunk): its count is not the
-                    // file's size, which stat gives (hapticctl says the same, the same way).
-                    var info = stat()
-                    let size = stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && Int(info.st_size) > limits.maximumFileBytes
-                        ? "is \(info.st_size) bytes, over" : "is larger than"
-                    library.problems.append("\(path): $: the file \(size) the pattern file limit of \(limits.maximumFileBytes) bytes")
+                    // file's size (hapticctl says the same, the same way).
+                    library.problems.append("\(path): $: \(limits.oversizedFile(size: regularFileSize(path)))")
                     continue
                 case .success(let bytes): data = bytes
                 case .failure(let reason):

@@ -52,13 +52,6 @@ func readBounded(_ path: String, limit: Int) -> ReadOutcome {
     }
 }
 
-/// The size of the file at `path` when it is a regular file (a device or a pipe has none to tell).
-func regularFileSize(_ path: String) -> Int? {
-    var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-    return Int(info.st_size)
-}
-
 /// Reads and loads a pattern file, or reports why not in the loader's diagnostic form.
 func load(_ path: String, limits: AHAPLimits = .default) -> Offline.Loaded {
     switch readBounded(path, limit: limits.maximumFileBytes) {
@@ -66,10 +59,7 @@ func load(_ path: String, limits: AHAPLimits = .default) -> Offline.Loaded {
         // Only the first bytes past the limit were read (a whole read chunk, 64 KiB): the loader,
         // which sees only those, would give their count as the document's size. The file's own
         // size when it has one; else, truthfully, that it is larger.
-        let limit = limits.maximumFileBytes
-        let size = regularFileSize(path).flatMap { $0 > limit ? $0 : nil }
-        let message = size.map { "the file is \($0) bytes, over the pattern file limit of \(limit) bytes" }
-            ?? "the file is larger than the pattern file limit of \(limit) bytes"
+        let message = limits.oversizedFile(size: regularFileSize(path))
         return Offline.Loaded(file: path, result: .failure(AHAPLoadError(errors: [.init(.error, "$", message)])))
     case .bytes(let bytes): return Offline.Loaded(file: path, bytes: bytes, limits: limits)
     case .unreadable(let reason): return .unreadable(path, reason: reason)

@@ -63,6 +63,16 @@ public struct AHAPLimits: Equatable, Sendable, Codable {
     }
 
     public static let `default` = AHAPLimits()
+
+    /// The problem of a file over `maximumFileBytes` that was read only a little past it (a bounded
+    /// read): its own `size` when it has one (`regularFileSize`), else that it is larger — never the
+    /// count of what was read. hapticctl's and the pattern library's message.
+    public func oversizedFile(size: Int?) -> String {
+        if let size, size > maximumFileBytes {
+            return "the file is \(size) bytes, over the pattern file limit of \(maximumFileBytes) bytes"
+        }
+        return "the file is larger than the pattern file limit of \(maximumFileBytes) bytes"
+    }
 }
 
 /// The formats a pattern can arrive in.

@@ -47,6 +47,19 @@ static hapticd_client *connect_d(daemon_t *d) {
     return c;
 }
 
+/* A daemon of one simulated pad and a connection to it; NULL (a failed check, the daemon gone) when
+ * either fails. */
+static hapticd_client *start_and_connect(daemon_t *d) {
+    if (daemon_start(d, NULL, 1)) {
+        CHECK(0);
+        return NULL;
+    }
+    hapticd_client *c = connect_d(d);
+    CHECK(c);
+    if (!c) daemon_cleanup(d);
+    return c;
+}
+
 /* Waits for an event of `type` (and player, if ≥ 0); others are skipped. */
 static int wait_event(hapticd_client *c, int type, int player, hapticd_event *out, int timeout_ms) {
     double end = now_s() + timeout_ms / 1000.0;
@@ -741,16 +754,8 @@ static void test_threads(void) {
 static void test_restart(void) {
     current = "daemon restart";
     daemon_t d;
-    if (daemon_start(&d, NULL, 1)) {
-        CHECK(0);
-        return;
-    }
-    hapticd_client *c = connect_d(&d);
-    CHECK(c);
-    if (!c) {
-        daemon_cleanup(&d);
-        return;
-    }
+    hapticd_client *c = start_and_connect(&d);
+    if (!c) return;
     int fd = hapticd_fd(c);
     hapticd_engine *eng;
     OK(hapticd_engine_create(c, 0, NULL, &eng));
@@ -797,16 +802,8 @@ static void test_restart(void) {
 static void test_killed(void) {
     current = "hapticd_is_connected after the daemon was killed";
     daemon_t d;
-    if (daemon_start(&d, NULL, 1)) {
-        CHECK(0);
-        return;
-    }
-    hapticd_client *c = connect_d(&d);
-    CHECK(c);
-    if (!c) {
-        daemon_cleanup(&d);
-        return;
-    }
+    hapticd_client *c = start_and_connect(&d);
+    if (!c) return;
     CHECK(hapticd_is_connected(c));
     CHECK(hapticd_ping(c) == HAPTICD_OK);
     CHECK(hapticd_request(c, "{\"cmd\":\"nope\"}", NULL) == HAPTICD_E_UNKNOWN_COMMAND);

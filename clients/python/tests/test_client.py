@@ -674,16 +674,22 @@ def test_stale_reply_is_skipped(tmp_path):
     f.close()
 
 
+def finished_then_next(c, timeout):
+    """The players of the queued `player.finished` events, in order, and the first other event (or
+    None)."""
+    got = []
+    while True:
+        e = c.next_event(timeout)
+        if e is None or e.type != "player.finished":
+            return got, e
+        got.append(e.player)
+
+
 def test_event_flood_is_bounded(tmp_path):
     f = Fake(str(tmp_path / "fake.sock"), "flood")
     with Client(f.path) as c:
         c.ping()
-        got = []
-        while True:
-            e = c.next_event(0)
-            if e is None or e.type != "player.finished":
-                break
-            got.append(e.player)
+        got, e = finished_then_next(c, 0)
         # The queue of 256 holds the first 255 in order, then one events_dropped counting the other
         # 45; the daemon's own events_dropped (212) adds to that count if it comes while the queue
         # is full, else waits after it: 257 in all either way.
@@ -705,12 +711,7 @@ def test_connection_lost_survives_a_full_queue(tmp_path):
     with Client(f.path) as c:
         c.ping()
         f.thread.join(5)  # the stand-in has closed the connection
-        got = []
-        while True:
-            e = c.next_event(2)
-            if e is None or e.type != "player.finished":
-                break
-            got.append(e.player)
+        got, e = finished_then_next(c, 2)
         assert got == list(range(255))
         assert e is not None and e.type == "events_dropped" and e.count == 45
         e = c.next_event(2)
