@@ -258,6 +258,10 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
 /// each by itself), 0.3 s apart so that each is single. Every pulse must reach the pad: hapticd writes
 /// its value after the command and holds it at least one profile interval (the minimum on-time), and
 /// the pad reports that value. A pulse across a logged VM stall is left out of the judgement (counted).
+/// The window for the write is counted from the request's answer, when hapticd has taken the pulse
+/// (the pulse starts then, not when the client sent it): how long the request took to reach hapticd
+/// under the VM — a hold-up below the stall monitor's threshold, or the client's process scheduled
+/// late — is not hapticd's, and was part of the 50 ms allowance before.
 @MainActor func pulsesReachThePad(_ pad: Pad) {
     let interval = pad.profile.minimumUpdateInterval
     let value = MotorMagnitudes(strong: 0xC000, weak: 0x8000)
@@ -276,10 +280,11 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
             ])
             let c = monotonicNow()
             guard (try? client.request("rumble", body)) != nil else { continue }
+            let answered = monotonicNow()
             sent += 1
             sleepFor(0.3)
             pollAll()
-            let until = c + d + interval + 0.05
+            let until = answered + d + interval + 0.05
             let trace = writes[pad.device] ?? []
             let w = trace.firstIndex { $0.time >= c - 0.001 && $0.time <= until && pad.level($0.value) == level }
             let report = pad.reports.first { $0.time >= c && $0.time <= until + driverBound && $0.level == level }

@@ -795,8 +795,11 @@ for pad in pads {
             ])
             let c = now()
             guard (try? client.request("rumble", body)) != nil else { continue }
+            // The window from the answer, when hapticd has taken the pulse (drivers-vmtest's
+            // pulsesReachThePad says why): the request's own time under the VM is not hapticd's.
+            let answered = now()
             sent += 1
-            let until = c + d + pad.interval + 0.05
+            let until = answered + d + pad.interval + 0.05
             let bound = until + driverBound(pad)
             _ = waitUntil(bound - c + 0.2) { reports(pad.log.read().dropFirst(mark)).contains { $0.strong == want.0 && $0.weak == want.1 } }
             usleep(UInt32(max(0, c + 0.3 - now()) * 1e6))
