@@ -257,7 +257,10 @@ func sequenceContinuous(_ rs: [Report]) -> Bool { zip(rs, rs.dropFirst()).allSat
         lastDetail = "onsets \(onsets) gaps \(gaps) want \(want); \(rs.count) reports, seq continuous \(continuous), mean spacing \(ms(mean)) ms, p95 \(ms(percentile(of: spacing, 95))) max \(ms(spacing.max())) ms, first report \(ms(latency)) ms after the command, longest stall \(ms(stall)) ms"
         print("MEASURE rhythm: " + lastDetail)
         let paced = abs(mean / reportInterval - 1) < 0.1 && rs.count >= 38 && rs.count <= 42
-        if !exact || !continuous || !paced, attempt < 3, stall != nil {
+        let onTime = (latency ?? 1) < reportInterval + schedulingSlack + 0.04
+        // The first report's latency too (docs/testing.md): a stall between the command and it
+        // delays it as much as it stood still.
+        if !exact || !continuous || !paced || !onTime, attempt < 3, stall != nil {
             print("NOTE rhythm: the VM stalled: once more")
             continue
         }
@@ -266,7 +269,7 @@ func sequenceContinuous(_ rs: [Report]) -> Bool { zip(rs, rs.dropFirst()).allSat
         // The stream's rate: reports span the pattern (0.4 s + a transient's 6.25 ms) at ~10.67 ms each.
         check(paced,
               "reports come every \(ms(reportInterval)) ms (mean \(ms(mean)) ms, \(rs.count) reports for 0.41 s): no gaps, no pile-up", lastDetail)
-        check((latency ?? 1) < reportInterval + schedulingSlack + 0.04,
+        check(onTime,
               "the first report sounds \(ms(latency)) ms after the command (bound: one report + \(ms(schedulingSlack + 0.04)) ms of VM allowance)", lastDetail)
         return
     }
