@@ -357,12 +357,16 @@ func sequenceContinuous(_ rs: [Report]) -> Bool { zip(rs, rs.dropFirst()).allSat
     let destroyedBefore = pad.destroyed
     kill(uhidPID, SIGUSR1)
     waitUntil(3) { pad.destroyed > destroyedBefore }
-    sleepFor(0.5)
-    let gone = (try? client.request("devices")).flatMap { r -> Bool? in
-        guard case .array(let l)? = r["devices"] else { return nil }
-        return !l.contains { number($0["device"]) == Double(pad.device) && $0["connected"] == .bool(true) }
-    } ?? false
-    check(gone, "the pad vanished mid-stream: hapticd lets it go (not connected)")
+    // Waited for (bounded), not slept on: how soon hapticd notices is the VM's scheduling.
+    let destroyedAt = monotonicNow()
+    let gone = waitUntil(3) {
+        (try? client.request("devices")).flatMap { r -> Bool? in
+            guard case .array(let l)? = r["devices"] else { return nil }
+            return !l.contains { number($0["device"]) == Double(pad.device) && $0["connected"] == .bool(true) }
+        } ?? false
+    }
+    check(gone, "the pad vanished mid-stream: hapticd lets it go (not connected, \(ms(monotonicNow() - destroyedAt)) ms after the pad's log said so)")
+    sleepFor(max(0, destroyedAt + 0.5 - monotonicNow()))  // the re-plug no sooner than before
     let createdBefore = pad.created
     kill(uhidPID, SIGUSR2)
     waitUntil(5) { pad.created > createdBefore && !pad.inputName.isEmpty }
@@ -414,7 +418,8 @@ _ = play(tone(5, intensity: 0.8, sharpness: 0.5))
 sleepFor(0.2)
 let term = monotonicNow()
 _ = stopDaemon()
-sleepFor(0.2)
+// hapticd has exited: its last report is written; the pad's log has it once uhidpad has run.
+waitUntil(2) { pad.reports.last.map { $0.silent && $0.time >= term } == true }
 check(pad.reports.last.map { $0.silent && $0.time >= term } == true, "SIGTERM mid-stream ends with a silent report")
 
 // Compatible vibration: by configuration, and when the node cannot be opened (then tried again at a
