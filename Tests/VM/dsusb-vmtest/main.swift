@@ -316,9 +316,19 @@ _ = play(3, intensity: 1, sharpness: 0, locality: "default")
 usleep(300_000)
 let outputsBefore = countOutputs()
 check(writeFile("/sys/bus/usb/drivers/snd-usb-audio/unbind", interface), "snd-usb-audio unbound from \(interface) mid-stream")
-usleep(500_000)
-let gone = try? client.request("capabilities", JSONObject(["device": .number(Double(device))]))
-let outputsDuring = countOutputs()
+// Waited for (bounded, well inside the 3 s tone), not slept on: hapticd's next write fails, it falls
+// back, and hid-playstation's output report crosses USB/IP to the pad — each when the VM's one CPU
+// gets to it. Looked at every 20 ms (dsusbip's log is read whole each time).
+let unbound = monotonicNow()
+var gone: JSONObject?
+var outputsDuring = outputsBefore
+while true {
+    gone = try? client.request("capabilities", JSONObject(["device": .number(Double(device))]))
+    outputsDuring = countOutputs()
+    if (string(gone?["haptics"]) == "rumble" && outputsDuring > outputsBefore) || monotonicNow() > unbound + 2 { break }
+    usleep(20_000)
+}
+print("MEASURE usb vanished: unbind → compatible vibration reaching the pad within \(((monotonicNow() - unbound) * 10000).rounded() / 10) ms")
 check(string(gone?["haptics"]) == "rumble" && string(gone?["haptics_transport"]) == "evdev" && outputsDuring > outputsBefore,
       "the card vanished mid-stream: the tone goes on as compatible vibration (hid-playstation's output reports), and capabilities say why",
       "haptics \(string(gone?["haptics"]) ?? "-") reason \(string(gone?["haptics_reason"]) ?? "-") output reports \(outputsBefore) → \(outputsDuring)")
