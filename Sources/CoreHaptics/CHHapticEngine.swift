@@ -126,8 +126,9 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         var lostServer = false
         /// `autoShutdownDelay`, or a test's own.
         var idleDelay = CHHapticEngine.autoShutdownDelay
+        /// The audio resources registered with this engine since it was made or last reset (a reset
+        /// forgets them, as Apple's header says the app "must reload all custom audio resources").
         var audioResources: [CHHapticAudioResourceID: URL] = [:]
-        var nextAudioResource: CHHapticAudioResourceID = 1
     }
 
     let state = Mutex(State())
@@ -182,7 +183,8 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     deinit {
         service.unregister(self)
         // As on Apple platforms, an engine that goes takes its players' sound with it.
-        let ids = state.withLock { Array($0.players.keys) }
+        let (ids, resources) = state.withLock { (Array($0.players.keys), Array($0.audioResources.keys)) }
+        AudioResources.unregister(resources)
         for id in ids {
             service.disown(id)
             service.post("player.destroy", JSONObject(["player": .number(Double(id))]))
@@ -406,10 +408,8 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
               FileManager.default.isReadableFile(atPath: resourceURL.path)
         else { throw CHHapticError(.fileNotFound, "\(resourceURL.path): no audio file can be read there") }
         return state.withLock { s in
-            let id = s.nextAudioResource
-            s.nextAudioResource += 1
+            let id = AudioResources.register(resourceURL)
             s.audioResources[id] = resourceURL
-            AudioResources.register(id, resourceURL)
             return id
         }
     }
@@ -417,6 +417,14 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     open func unregisterAudioResource(_ resourceID: CHHapticAudioResourceID) throws {
         let known = state.withLock { $0.audioResources.removeValue(forKey: resourceID) != nil }
         guard known else { throw CHHapticError(.invalidAudioResource, "no audio resource \(resourceID) is registered with this engine") }
+        AudioResources.unregister([resourceID])
+    }
+
+    /// The engine was reset: its audio resources are gone with its players; the program registers
+    /// them again from its reset handler (new IDs: an old one names nothing, on any engine).
+    private func forgetAudioResources(_ s: inout State) {
+        AudioResources.unregister(Array(s.audioResources.keys))
+        s.audioResources = [:]
     }
 
     // MARK: for players
@@ -551,6 +559,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
             let ids = Array(s.players.keys)
             let playing = s.players.values.filter(\.active).compactMap(\.completionHandler)
             invalidatePlayers(&s, because: error)
+            forgetAudioResources(&s)
             return (s.resetHandler, ids, playing)
         }
         for id in ids { service.disown(id) }
@@ -581,6 +590,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
         let handler = state.withLock { s -> Unchecked<ResetHandler>? in
             guard s.lostServer else { return nil }
             s.lostServer = false
+            forgetAudioResources(&s)
             return s.resetHandler
         }
         guard let handler else { return }
@@ -717,9 +727,24 @@ package struct Unchecked<T>: @unchecked Sendable {
     package init(_ value: T) { self.value = value }
 }
 
-/// Audio resource URLs by id, for writing audio events of patterns made from objects.
+/// Audio resource URLs by id, for writing audio events of patterns made from objects. IDs are
+/// unique in the process, never reused: a pattern made with one engine's resource names that file
+/// only, and an ID that a reset or `unregisterAudioResource` retired names nothing.
 enum AudioResources {
-    private static let table = Mutex<[CHHapticAudioResourceID: String]>([:])
-    static func register(_ id: CHHapticAudioResourceID, _ url: URL) { table.withLock { $0[id] = url.path } }
-    static func path(_ id: CHHapticAudioResourceID) -> String? { table.withLock { $0[id] } }
+    private struct Table {
+        var paths: [CHHapticAudioResourceID: String] = [:]
+        var next: CHHapticAudioResourceID = 1
+    }
+    private static let table = Mutex(Table())
+    /// A new ID for `url`.
+    static func register(_ url: URL) -> CHHapticAudioResourceID {
+        table.withLock { t in
+            let id = t.next
+            t.next &+= 1
+            t.paths[id] = url.path
+            return id
+        }
+    }
+    static func unregister(_ ids: [CHHapticAudioResourceID]) { table.withLock { t in for id in ids { t.paths[id] = nil } } }
+    static func path(_ id: CHHapticAudioResourceID) -> String? { table.withLock { $0.paths[id] } }
 }

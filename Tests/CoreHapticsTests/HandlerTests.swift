@@ -288,6 +288,52 @@ extension CoreHapticsSuite {
         #expect(daemon.terminate() == 0)
     }
 
+    /// Apple's header: in response to the reset handler "the app must reload all custom audio
+    /// resources": a reset (an administrator's, or hapticd coming back) forgets them, so a player of
+    /// a pattern naming an old ID fails as it would on Apple's (`invalidAudioResource`) until the
+    /// program registers the file again — under a new ID, never an old one.
+    @Test func aResetForgetsTheEnginesAudioResources() throws {
+        var daemon = try Fixture.daemon()
+        let admin = try daemon.client()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reset-audio-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("hit.wav")
+        try Data("RIFF\0\0\0\0WAVE".utf8).write(to: wav)
+        func pattern(_ id: CHHapticAudioResourceID) throws -> CHHapticPattern {
+            try CHHapticPattern(events: [CHHapticEvent(audioResourceID: id, parameters: [], relativeTime: 0), transient(0)], parameters: [])
+        }
+        func isGone(_ id: CHHapticAudioResourceID, _ engine: CHHapticEngine) -> Bool {
+            #expect(throws: CHHapticError(.invalidAudioResource)) { _ = try engine.makePlayer(with: pattern(id)) }
+            #expect(throws: CHHapticError(.invalidAudioResource)) { try engine.unregisterAudioResource(id) }
+            return true
+        }
+        let engine = try CHHapticEngine(), other = try CHHapticEngine()
+        let (_, reset) = watch(engine)
+        try engine.start()
+        let first = try engine.registerAudioResource(wav)
+        let others = try other.registerAudioResource(wav)
+        #expect(first != others, "IDs are not shared between engines")
+        _ = try engine.makePlayer(with: pattern(first))
+
+        _ = try admin.request("engine.reset")
+        #expect(reset.wait(), "the reset handler ran")
+        try engine.start()
+        #expect(isGone(first, engine))
+        let second = try engine.registerAudioResource(wav)
+        #expect(second != first && second != others, "registered again: a new ID")
+        try engine.makePlayer(with: pattern(second)).start(atTime: 0)
+
+        #expect(daemon.terminate() == 0)
+        daemon = try Fixture.daemon()
+        #expect(reset.wait(for: 2, timeout: 10), "hapticd is back: the reset handler ran")
+        try engine.start()
+        #expect(isGone(second, engine))
+        let third = try engine.registerAudioResource(wav)
+        try engine.makePlayer(with: pattern(third)).start(atTime: 0)
+        #expect(daemon.terminate() == 0)
+    }
+
     @Test func theDaemonGoingAwayStopsEnginesAndItsReturnResetsThem() throws {
         var daemon = try Fixture.daemon()
         let engine = try CHHapticEngine()
