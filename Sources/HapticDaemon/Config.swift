@@ -42,6 +42,10 @@ public struct DaemonConfig: Equatable, Sendable {
     /// RLIMIT_RTPRIO allows (RenderLoop.realtime).
     public var realtimePriority = 10
     public static let realtimePriorityRange = 0...99
+    /// `render.onset_lead` (seconds): how much earlier than an onset from silence the render
+    /// thread wakes, to wait out the rest awake and start the sound on time (0: wake at the onset,
+    /// a timer's lateness after it). At most `RenderLoop.onsetLeadRange`'s 2 ms per onset.
+    public var onsetLead = 0.0002
     /// Seconds of idleness before a pad's engine shuts down (restarting on demand); 0 turns it off.
     public var idleShutdown = 0.0
     public var limits = Limits()

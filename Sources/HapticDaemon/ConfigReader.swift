@@ -79,7 +79,7 @@ struct ConfigReader {
         }
         if let v = top["render"] {
             let r = try table(v, "render")
-            try checkKeys(r, "render", ["mode", "tick_period", "realtime_priority"])
+            try checkKeys(r, "render", ["mode", "tick_period", "realtime_priority", "onset_lead"])
             if let m = r["mode"] {
                 let name = try string(m, "render.mode")
                 guard let mode = RenderMode(rawValue: name) else {
@@ -91,6 +91,7 @@ struct ConfigReader {
             if let p = r["realtime_priority"] {
                 c.realtimePriority = try int(p, "render.realtime_priority", DaemonConfig.realtimePriorityRange)
             }
+            if let l = r["onset_lead"] { c.onsetLead = try number(l, "render.onset_lead", RenderLoop.onsetLeadRange) }
         }
         if let v = top["engine"] {
             let e = try table(v, "engine")

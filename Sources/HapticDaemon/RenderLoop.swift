@@ -3,6 +3,7 @@ import Evdev
 import Glibc
 import HapticCore
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// Identifies a pad within the daemon (stable across reconnects of the same pad).
 public typealias PadID = Int
@@ -68,6 +69,9 @@ public final class RenderLoop: @unchecked Sendable {
     public let mode: RenderMode
     /// Tick period in seconds in `fixed` mode (default 4 ms).
     public let period: Double
+    /// `event` mode: how much earlier than an onset (`PadPipeline.nextWakeupIsOnset`) the thread
+    /// wakes, to wait out the rest awake and render on time (`render.onset_lead`; 0: not at all).
+    public let onsetLead: Double
 
     private final class Pad {
         let pipeline: PadPipeline
@@ -102,6 +106,8 @@ public final class RenderLoop: @unchecked Sendable {
     /// The absolute deadline (CLOCK_MONOTONIC ns) the timer is armed for; nil when disarmed. While
     /// ticking (`fixed`), the first grid point (the thread computes the later ones).
     private var armedDeadline: UInt64?
+    /// Whether the armed one-shot is an onset, woken early by `onsetLead` (event mode).
+    private var armedOnset = false
     private var ticking = false
     private var tickBase: UInt64 = 0
     private var tickIndex: UInt64 = 0
@@ -112,22 +118,31 @@ public final class RenderLoop: @unchecked Sendable {
     private var stopped = false
     /// Timer firings that rendered (for the benchmark and tests).
     public var wakeups: Int { lock.withLock { fires } }
+    private var onsetFires = 0
+    /// Of those, the firings for an onset the thread woke `onsetLead` early for (tests, benchmark).
+    public var onsetWakeups: Int { lock.withLock { onsetFires } }
     /// Hook for measuring each tick's render+mix+pace+write cost and lateness (benchmark).
     public var tickObserver: (@Sendable (_ lateness: Double, _ cost: Double) -> Void)?
 
     /// `realtime`: the real-time priority the loop's thread asks for (none by default; see
-    /// `RealtimeRequest` and, for what it got, `realtime`).
+    /// `RealtimeRequest` and, for what it got, `realtime`). `onsetLead`: seconds, clamped to
+    /// `onsetLeadRange` (0 by default: the thread wakes at the onset itself).
     public init(
         mode: RenderMode = .event, period: Double = 0.004, label: String = "hapticd.render", clock: MonotonicClock = MonotonicClock(),
-        realtime request: RealtimeRequest = .none
+        realtime request: RealtimeRequest = .none, onsetLead: Double = 0
     ) {
         precondition(period > 0 && period.isFinite)
         self.mode = mode
         self.period = period
         self.clock = clock
-        thread = RenderThread(name: label, realtime: request)
+        let lead = onsetLead.isFinite ? min(max(onsetLead, Self.onsetLeadRange.lowerBound), Self.onsetLeadRange.upperBound) : 0
+        self.onsetLead = lead
+        thread = RenderThread(name: label, realtime: request, lead: MonotonicClock.nanoseconds(lead))
         thread.start(self)
     }
+
+    /// The onset lead's bounds (`render.onset_lead`): up to 2 ms awake per onset.
+    public static let onsetLeadRange = 0.0...0.002
 
     /// What the loop's thread got when it asked for a real-time priority (set before `init` returns).
     public var realtime: RealtimeScheduling { thread.realtime }
@@ -224,6 +239,7 @@ public final class RenderLoop: @unchecked Sendable {
             pads = [:]
             thread.disarm()
             armedDeadline = nil
+            armedOnset = false
             ticking = false
             stopped = true
         }
@@ -422,12 +438,14 @@ public final class RenderLoop: @unchecked Sendable {
                 guard startNs >= armed else {
                     // Re-armed for later since it expired: the timerfd holds that deadline already.
                     // (Set again all the same: a one-shot that fired a hair early must not be lost.)
-                    thread.arm(at: armed)
+                    thread.arm(at: armed, onset: armedOnset)
                     return
                 }
                 // A one-shot is spent once it fired: whatever comes next is armed again, even for
                 // the same deadline.
                 armedDeadline = nil
+                if armedOnset { onsetFires += 1 }
+                armedOnset = false
                 deadline = armed
             }
             fire(startNs: startNs, deadline: deadline)
@@ -454,15 +472,26 @@ public final class RenderLoop: @unchecked Sendable {
     private func rearm(renderedAt now: Double) {
         guard mode == .event else { return rearmFixed() }
         var next: Double?
+        var onset = false
         for (_, pad) in order {
-            let wake = pad.streamsWaveform ? pad.waveform!.nextWakeup(pad.pipeline, now: now) : pad.pipeline.nextWakeup(now: now)
-            if let w = wake { next = min(next ?? w, w) }
+            let streams = pad.streamsWaveform
+            let wake = streams ? pad.waveform!.nextWakeup(pad.pipeline, now: now) : pad.pipeline.nextWakeup(now: now)
+            guard let w = wake else { continue }
+            // An onset of any pad due first makes the wake an onset (a streamed pad's are its blocks).
+            let isOnset = !streams && pad.pipeline.nextWakeupIsOnset
+            if next == nil || w < next! {
+                next = w
+                onset = isOnset
+            } else if w == next! {
+                onset = onset || isOnset
+            }
         }
         if let next {
-            arm(max(MonotonicClock.nanoseconds(next) &+ 1_000, MonotonicClock.nowNanoseconds))
+            arm(max(MonotonicClock.nanoseconds(next) &+ 1_000, MonotonicClock.nowNanoseconds), onset: onset && onsetLead > 0)
         } else if armedDeadline != nil {
             thread.disarm()
             armedDeadline = nil
+            armedOnset = false
         }
     }
 
@@ -493,13 +522,15 @@ public final class RenderLoop: @unchecked Sendable {
         } else if armedDeadline != nil || wasTicking {
             thread.disarm()
             armedDeadline = nil
+            armedOnset = false
         }
     }
 
-    private func arm(_ deadline: UInt64, force: Bool = false) {
-        if armedDeadline == deadline && !force { return }
+    private func arm(_ deadline: UInt64, force: Bool = false, onset: Bool = false) {
+        if armedDeadline == deadline && armedOnset == onset && !force { return }
         armedDeadline = deadline
-        if !stopped { thread.arm(at: deadline) }
+        armedOnset = onset
+        if !stopped { thread.arm(at: deadline, onset: onset) }
     }
 }
 
@@ -530,12 +561,19 @@ private final class RenderThread: @unchecked Sendable {
     private let request: RealtimeRequest
     /// Written by the thread before it signals `started`, read after (`started`'s lock orders it).
     private(set) var realtime = RealtimeScheduling.notAsked
+    /// How much earlier than an onset the timerfd fires (ns; never changes).
+    private let lead: UInt64
+    /// The onset the thread waits for awake once the timerfd fired (CLOCK_MONOTONIC ns); 0: none.
+    /// Set by `arm` from any thread, read by the thread (an atomic: `arm` runs under the loop's
+    /// lock, which the thread does not hold while it waits).
+    private let onsetDeadline = Atomic<UInt64>(0)
 
-    init(name: String, realtime: RealtimeRequest) {
+    init(name: String, realtime: RealtimeRequest, lead: UInt64) {
         fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC))
         precondition(fd >= 0, "timerfd_create failed: errno \(errno)")
         self.name = name
         request = realtime
+        self.lead = lead
     }
 
     deinit { close(fd) }
@@ -582,6 +620,7 @@ private final class RenderThread: @unchecked Sendable {
                 guard errno == EINTR else { preconditionFailure("read on the render loop's timerfd failed: errno \(errno)") }
                 continue
             }
+            waitForOnset()
             // Not retained: a retain here could make this thread the one that drops the last
             // reference, and run the loop's deinit — which joins this thread — on it.
             loop?._withUnsafeGuaranteedRef { $0.timerExpired() }
@@ -589,15 +628,37 @@ private final class RenderThread: @unchecked Sendable {
     }
 
     /// One-shot at `deadline` (CLOCK_MONOTONIC ns), or every `period` ns from it (the kernel keeps
-    /// the grid). Replaces whatever was armed.
-    func arm(at deadline: UInt64, every period: UInt64 = 0) {
-        var spec = itimerspec(it_interval: Self.timespec(period), it_value: Self.timespec(max(deadline, 1)))
+    /// the grid). Replaces whatever was armed. `onset` (a one-shot): the timerfd fires `lead`
+    /// earlier, and the thread waits awake until `deadline` before it calls the loop.
+    func arm(at deadline: UInt64, every period: UInt64 = 0, onset: Bool = false) {
+        let early = onset && period == 0 && lead > 0
+        onsetDeadline.store(early ? deadline : 0, ordering: .releasing)
+        let fire = early && deadline > lead ? deadline - lead : deadline
+        var spec = itimerspec(it_interval: Self.timespec(period), it_value: Self.timespec(max(fire, 1)))
         timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
     func disarm() {
+        onsetDeadline.store(0, ordering: .releasing)
         var spec = itimerspec()
         timerfd_settime(fd, 0, &spec, nil)
+    }
+
+    /// The timerfd fired for an onset (`lead` early): waits awake — reading the clock, no system
+    /// call — until the onset's time, so that it renders on time whatever the wake's lateness up to
+    /// `lead`. At most `lead` (plus a margin for a deadline moved a little) and not at all when the
+    /// loop re-armed for something else meanwhile (a later deadline wakes the thread again; an
+    /// earlier one is due). The loop, not this wait, decides whether anything is due.
+    private func waitForOnset() {
+        let first = onsetDeadline.load(ordering: .acquiring)
+        guard first != 0 else { return }
+        let started = MonotonicClock.nowNanoseconds
+        let giveUp = started &+ lead &+ 50_000
+        while true {
+            let deadline = onsetDeadline.load(ordering: .acquiring)
+            let now = MonotonicClock.nowNanoseconds
+            if deadline == 0 || now >= deadline || now >= giveUp || deadline - now > lead { return }
+        }
     }
 
     /// Ends the thread and waits for it (unless called on it — from an event handler, say — which

@@ -50,9 +50,11 @@ func run(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, s
 /// `run`, with the start time (the third result) given by `body`: the engine's time at which it
 /// started its player — after making it (compiling a pattern of 125 transients takes ~90 µs, which
 /// a start time read before it would count as lateness).
+/// `onsetLead`: the service's (`render.onset_lead`'s default) unless said.
 func runTimed(_ mode: RenderMode, profile: DeviceProfile = .generic, ends: Int = 1, seconds: Double? = nil,
+              onsetLead: Double = DaemonConfig().onsetLead,
               _ body: (HapticEngine) throws -> Double) -> (LoopRun, CountingSink, Double) {
-    let loop = RenderLoop(mode: mode, period: 0.004, realtime: benchRealtime)
+    let loop = RenderLoop(mode: mode, period: 0.004, realtime: benchRealtime, onsetLead: onsetLead)
     let firings = Samples()
     loop.tickObserver = { lateness, _ in firings.lateness.append(lateness) }
     let sink = CountingSink()
@@ -158,6 +160,10 @@ struct LoopComparison {
     var onsetEvent: [Double] = [], onsetFixed: [Double] = []
     /// The onset run's timer firings: how late each began (event loop).
     var onsetFiringLateness: [Double] = []
+    /// The event loop's onsets without the onset lead (`render.onset_lead = 0`), and its CPU in
+    /// both runs (percent of one core).
+    var onsetEventNoLead: [Double] = []
+    var onsetCPU = (lead: 0.0, noLead: 0.0)
     var idleWakeups = 0.0
 }
 
@@ -228,6 +234,9 @@ func measureOnsets(_ c: inout LoopComparison, quick: Bool) {
     let (onsetRun, es, estart) = runTimed(.event, startClicks)
     c.onsetEvent = onsetErrors(es, start: estart, times: times)
     c.onsetFiringLateness = onsetRun.firingLateness
+    let (noLeadRun, ns, nstart) = runTimed(.event, onsetLead: 0, startClicks)
+    c.onsetEventNoLead = onsetErrors(ns, start: nstart, times: times)
+    c.onsetCPU = (onsetRun.cpuPercent, noLeadRun.cpuPercent)
     let (_, fs, fstart) = runTimed(.fixed, startClicks)
     c.onsetFixed = onsetErrors(fs, start: fstart, times: times)
 }

@@ -351,7 +351,8 @@ if json {
         "files": [\(cmp.files.map { "{\"file\": \"\($0.name)\", \"event_wakeups\": \($0.event.wakeups), \"event_writes\": \($0.event.writes), \"fixed_wakeups\": \($0.fixed.wakeups), \"fixed_writes\": \($0.fixed.writes)}" }.joined(separator: ", "))], \
         "heartbeat_8_cpu_percent": {"event": \(f(cmp.heartbeat8Event.cpuPercent, 3)), "fixed": \(f(cmp.heartbeat8Fixed.cpuPercent, 3))}, \
         "busy_64_cpu_percent": {"event": \(f(cmp.busy64Event.cpuPercent, 3)), "fixed": \(f(cmp.busy64Fixed.cpuPercent, 3))}, \
-        "onset_error_us": {"event": {"p50": \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetEvent, 0.99) * 1e6))}, \
+        "onset_error_us": {"event": {"p50": \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetEvent, 0.99) * 1e6)), "cpu_percent": \(f(cmp.onsetCPU.lead, 3))}, \
+        "event_no_onset_lead": {"p50": \(f(percentile(cmp.onsetEventNoLead, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetEventNoLead, 0.99) * 1e6)), "cpu_percent": \(f(cmp.onsetCPU.noLead, 3))}, \
         "fixed": {"p50": \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetFixed, 0.99) * 1e6))}, \
         "clock_nanosleep_floor_lateness": {"p50": \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.floor.lateness, 0.99) * 1e6))}, \
         "event_firing_lateness": {"p50": \(f(percentile(cmp.onsetFiringLateness, 0.5) * 1e6)), "p99": \(f(percentile(cmp.onsetFiringLateness, 0.99) * 1e6))}}, \
@@ -402,7 +403,8 @@ if json {
     print("  8 × heartbeat      CPU event \(f(cmp.heartbeat8Event.cpuPercent, 3)) %, fixed \(f(cmp.heartbeat8Fixed.cpuPercent, 3)) % (ratio \(f(cmp.heartbeat8Event.cpuPercent / max(cmp.heartbeat8Fixed.cpuPercent, 1e-9), 2)))")
     print("  64 × busy          CPU event \(f(cmp.busy64Event.cpuPercent, 3)) %, fixed \(f(cmp.busy64Fixed.cpuPercent, 3)) %")
     print("  transient onset    event p50 \(f(percentile(cmp.onsetEvent, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetEvent, 0.99) * 1e6)) µs; fixed p50 \(f(percentile(cmp.onsetFixed, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetFixed, 0.99) * 1e6)) µs")
-    print("                     event loop's firings: late by p50 \(f(percentile(cmp.onsetFiringLateness, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetFiringLateness, 0.99) * 1e6)) µs (\(cmp.onsetFiringLateness.count))")
+    print("                     event, onset lead \(f(DaemonConfig().onsetLead * 1e6)) µs: CPU \(f(cmp.onsetCPU.lead, 3)) %; without it (render.onset_lead = 0): p50 \(f(percentile(cmp.onsetEventNoLead, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetEventNoLead, 0.99) * 1e6)) µs, CPU \(f(cmp.onsetCPU.noLead, 3)) %")
+    print("                     event loop's firings (after the lead's wait): late by p50 \(f(percentile(cmp.onsetFiringLateness, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.onsetFiringLateness, 0.99) * 1e6)) µs (\(cmp.onsetFiringLateness.count))")
     print("                     nanosleep floor lateness p50 \(f(percentile(cmp.floor.lateness, 0.5) * 1e6)) µs p99 \(f(percentile(cmp.floor.lateness, 0.99) * 1e6)) µs")
     print("  idle               \(f(cmp.idleWakeups, 0)) wakeups; RSS \(f(rssAfter, 1)) MB")
     print("  per pattern        file: event wakeups/writes (ratio) | fixed wakeups/writes")

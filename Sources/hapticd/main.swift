@@ -62,7 +62,8 @@ struct Hapticd: AsyncParsableCommand {
         let logger = Logger(label: "hapticd")
         let settings = try loadConfig()
 
-        let loop = RenderLoop(mode: settings.renderMode, period: settings.tickPeriod, realtime: settings.realtimePriority > 0 ? .upTo(settings.realtimePriority) : .none)
+        let loop = RenderLoop(mode: settings.renderMode, period: settings.tickPeriod, realtime: settings.realtimePriority > 0 ? .upTo(settings.realtimePriority) : .none,
+                              onsetLead: settings.onsetLead)
         switch loop.realtime {
         case .fifo, .notAsked: logger.info("render thread: \(loop.realtime.description)")
         case .notAllowed: logger.notice("render thread: \(loop.realtime.description)")

@@ -182,6 +182,49 @@ import Testing
         #expect(e.nextChange(at: 10) == .never)
     }
 
+    /// An onset (`nextWakeupIsOnset`, what `render.onset_lead` wakes early for): a breakpoint at its
+    /// own time on a silent pad. A sounding pad's next change is none, nor is a wake the pacer put
+    /// off (an onset within the interval after the pad's last write waits for it).
+    @Test func anOnsetIsABreakpointOnASilentPad() throws {
+        let e = engine()
+        let pipe = PadPipeline(engine: e)
+        let interval = pipe.pacer.profile.minimumUpdateInterval
+        // Follows the pipeline's own wakes from a sounding pad until it writes silence: none of
+        // them is an onset; the time of that write.
+        func untilSilent() -> Double {
+            for _ in 0..<100 {
+                guard let wake = pipe.nextWakeup(now: clock.now) else { break }
+                #expect(!pipe.nextWakeupIsOnset, "sounding at \(clock.now): the wake at \(wake) is no onset")
+                clock.now = max(wake, clock.now + 1e-6)
+                if pipe.tick() == .set(.zero) { return clock.now }
+            }
+            Issue.record("no silence")
+            return .infinity
+        }
+        clock.now = 10
+        let p = e.makePlayer(HapticPattern(elements: [
+            .event(.transient(at: 1, intensity: 1, sharpness: 0.5)),
+            .event(.transient(at: 2, intensity: 1, sharpness: 0.5)),
+        ]))
+        try e.start(p)
+        _ = pipe.tick()
+        #expect(near(pipe.nextWakeup(now: 10) ?? 0, 11) && pipe.nextWakeupIsOnset, "silent, the first transient next")
+        clock.now = 11
+        #expect(pipe.tick() != nil)
+        let silent = untilSilent()
+        #expect(silent < 12)
+        #expect(near(pipe.nextWakeup(now: clock.now) ?? 0, 12) && pipe.nextWakeupIsOnset, "silent again, the second transient next")
+        clock.now = 12
+        #expect(pipe.tick() != nil)
+        let end = untilSilent()
+        // A transient within the interval after that silence waits for the pacer: no onset wake.
+        let soon = e.makePlayer(HapticPattern(elements: [.event(.transient(at: interval / 2, intensity: 1, sharpness: 0.5))]))
+        try e.start(soon)
+        #expect(pipe.tick() == nil, "held: the silence was written less than an interval ago")
+        let wake = pipe.nextWakeup(now: clock.now) ?? 0
+        #expect(abs(wake - (end + interval)) < 1e-5 && !pipe.nextWakeupIsOnset, "the pacer's time, not the onset's: \(wake - end) after the silence, interval \(interval)")
+    }
+
     /// The pipeline: a constant rumble needs no wakeup before its end; a ramp, one per pad interval.
     @Test func thePipelineWakesAtBreakpointsAndAtTheIntervalWhileRamping() throws {
         let e = engine()

@@ -30,6 +30,7 @@ import Testing
             [render]
             tick_period = 0.008
             realtime_priority = 3
+            onset_lead = 0.0005
             [engine]
             idle_shutdown = 30
             [limits]
@@ -70,7 +71,7 @@ import Testing
             settles = false
             """)
         #expect(c.socketPath == "/tmp/x.sock" && c.socketMode == 0o600 && c.socketGroup == "input" && c.socketThreads == 3)
-        #expect(c.tickPeriod == 0.008 && c.realtimePriority == 3 && c.idleShutdown == 30)
+        #expect(c.tickPeriod == 0.008 && c.realtimePriority == 3 && c.onsetLead == 0.0005 && c.idleShutdown == 30)
         let l = c.limits
         #expect(l.maxLineBytes == 4096 && l.outputBufferBytes == 8192 && l.outputStallTimeout == 5)
         #expect(l.maxClients == 3 && l.maxClientsPerUID == 2 && l.adminReservedClients == 1)
@@ -104,6 +105,8 @@ import Testing
         ("[render]\ntick_period = \"fast\"", "render.tick_period: expected a number, found a string"),
         ("[render]\nrealtime_priority = 100", "render.realtime_priority: 100 is out of range 0…99"),
         ("[render]\nrealtime_priority = -1", "render.realtime_priority: -1 is out of range 0…99"),
+        ("[render]\nonset_lead = 0.01", "render.onset_lead: 0.01 is out of range 0.0…0.002"),
+        ("[render]\nonset_lead = -0.0001", "render.onset_lead: -0.0001 is out of range 0.0…0.002"),
         ("[socket]\nmode = \"rw\"", "socket.mode: expected an octal mode such as \"0660\", found \"rw\""),
         ("[socket]\npath = \"relative.sock\"", "socket.path: must be an absolute path"),
         ("[limits]\nmax_clients = 2.5", "limits.max_clients: expected a whole number, found 2.5"),

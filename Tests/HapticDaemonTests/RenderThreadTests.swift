@@ -115,6 +115,49 @@ final class ThreadRecordingSink: MotorSink, @unchecked Sendable {
         #expect(sink.writes[0].time - start < 5, "written long before the first deadline")
     }
 
+    /// `render.onset_lead`: the thread wakes early for an onset from silence and waits out the rest
+    /// awake — so every onset's firing is an onset wakeup, and none is written before its time (the
+    /// largest lead, 2 ms, so that a write made at the early wake would show); the pulses' ends and
+    /// a sounding pad's changes are not onsets. Without a lead no firing is one.
+    @Test(arguments: [0.0, RenderLoop.onsetLeadRange.upperBound])
+    func anOnsetIsWokenForEarlyAndWrittenNoSooner(lead: Double) throws {
+        let loop = RenderLoop(mode: .event, label: Self.uniqueName(), onsetLead: lead)
+        defer { loop.shutdown() }
+        #expect(loop.onsetLead == lead)
+        let sink = ThreadRecordingSink()
+        loop.addPad(0, sink: sink, profile: .generic)
+        // Four single transients from silence, each past the previous pulse's end and the pacer's
+        // hold of its zero (`hapticbench`'s spacing), then a continuous event whose intensity
+        // steps down while it sounds (a change, not an onset).
+        let profile = DeviceProfile.generic
+        let spacing = profile.pulseLength(sharpness: 0.5) + 3 * profile.minimumUpdateInterval
+        let times = (0..<4).map { 0.05 + Double($0) * spacing }
+        let last = times.last! + spacing
+        let steps = HapticPattern(elements: times.map { .event(.transient(at: $0, intensity: 1, sharpness: 0.5)) } + [
+            .event(.continuous(at: last, duration: 0.06, intensity: 0.4, sharpness: 0)),
+            .parameter(.init(.hapticIntensityControl, 0.5, at: last + 0.03)),
+        ])
+        let start = try loop.withPad(0) { engine, _ in
+            let player = engine.makePlayer(steps)
+            let start = engine.currentTime
+            try engine.start(player)
+            return start
+        }!
+        #expect(sink.waitFor(count: 2 * times.count + 3, timeout: 10))
+        let writes = sink.writes
+        // Each onset's first write: none before its time.
+        for t in times + [last] {
+            let due = start + t
+            let first = try #require(writes.first { $0.time >= due - 0.01 && $0.write != .set(.zero) }, "an onset at \(t) s was written")
+            #expect(first.time >= due, "the onset at \(t) s was written \((due - first.time) * 1e6) µs before its time")
+        }
+        if lead > 0 {
+            #expect(loop.onsetWakeups == times.count + 1, "the five onsets from silence, and nothing else (\(loop.wakeups) wakeups)")
+        } else {
+            #expect(loop.onsetWakeups == 0)
+        }
+    }
+
     /// A deadline moved later is not fired at the earlier one.
     @Test func aLaterDeadlineIsNotFiredEarly() throws {
         let loop = RenderLoop(mode: .event, label: Self.uniqueName())

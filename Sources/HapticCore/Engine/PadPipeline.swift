@@ -241,8 +241,16 @@ public final class PadPipeline {
         if behind { wake = min(wake, now) }
         sleptThrough = change.time < wake || behind
         lastReckoning = (now, change.time)
+        // An onset: the pad is silent and the wake is a breakpoint at its own time (not a pacer's
+        // deadline, a ramp's step or a catch-up), where an event may start to sound.
+        nextWakeupIsOnset = wake == change.time && !behind && pacer.written.isZero && wake.isFinite
         return wake.isFinite ? wake : nil
     }
+
+    /// Whether the last `nextWakeup(now:)` is an onset: the pad silent, the wake a breakpoint at its
+    /// own time. The render loop may wake a little early for it and wait out the rest awake
+    /// (`render.onset_lead`), so that the sound starts on time rather than a timer's lateness after.
+    public private(set) var nextWakeupIsOnset = false
 
     /// While a ramp plays, the first time before `limit` at which the pad can be given a value that
     /// differs from what it has: looked for at the pad's update interval from its next write
