@@ -46,7 +46,8 @@ public enum RenderMode: String, Sendable, CaseIterable {
 ///
 /// - `event` mode (default): the timer is armed one-shot for the earliest time any pad's output can
 ///   change (`PadPipeline.nextWakeup(now:)`), so an event starts at its own time — its error is only
-///   the timer's lateness — and a constant rumble costs no wakeups at all between its changes.
+///   the timer's lateness, or for an onset from silence what is left after the thread woke
+///   `onsetLead` early and waited awake — and a constant rumble costs no wakeups at all between its changes.
 /// - `fixed` mode: while anything plays or a pacer has output pending, the timer fires every `period`
 ///   seconds at `start + k·period` (absolute deadlines on a fixed grid, no drift; missed ticks are
 ///   not replayed); otherwise it is armed for the next scheduled command, idle shutdown or refresh.
@@ -121,6 +122,10 @@ public final class RenderLoop: @unchecked Sendable {
     private var onsetFires = 0
     /// Of those, the firings for an onset the thread woke `onsetLead` early for (tests, benchmark).
     public var onsetWakeups: Int { lock.withLock { onsetFires } }
+    /// When the timerfd is set to fire (uptime seconds), if it is armed: the armed deadline, or
+    /// `onsetLead` before it for an onset (tests). `timerfd_gettime` gives what is left, so this is
+    /// the range between the clock's readings just before and just after it.
+    public var timerExpiry: ClosedRange<Double>? { lock.withLock { thread.expiry() } }
     /// Hook for measuring each tick's render+mix+pace+write cost and lateness (benchmark).
     public var tickObserver: (@Sendable (_ lateness: Double, _ cost: Double) -> Void)?
 
@@ -636,6 +641,17 @@ private final class RenderThread: @unchecked Sendable {
         let fire = early && deadline > lead ? deadline - lead : deadline
         var spec = itimerspec(it_interval: Self.timespec(period), it_value: Self.timespec(max(fire, 1)))
         timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+    }
+
+    /// When the timerfd fires next (uptime seconds, between the clock's readings around the
+    /// call), nil when disarmed.
+    func expiry() -> ClosedRange<Double>? {
+        var spec = itimerspec()
+        let before = MonotonicClock.nowNanoseconds
+        guard timerfd_gettime(fd, &spec) == 0, spec.it_value.tv_sec != 0 || spec.it_value.tv_nsec != 0 else { return nil }
+        let after = MonotonicClock.nowNanoseconds
+        let left = Double(spec.it_value.tv_sec) + Double(spec.it_value.tv_nsec) / 1e9
+        return (Double(before) / 1e9 + left)...(Double(after) / 1e9 + left)
     }
 
     func disarm() {

@@ -242,7 +242,11 @@ public final class PadPipeline {
         sleptThrough = change.time < wake || behind
         lastReckoning = (now, change.time)
         // An onset: the pad is silent and the wake is a breakpoint at its own time (not a pacer's
-        // deadline, a ramp's step or a catch-up), where an event may start to sound.
+        // deadline, a ramp's step or a catch-up), where an event may start to sound — a scheduled
+        // start among them, which no look at the mix ahead can see (the engine applies it when it
+        // gets there). A breakpoint that leaves the pad silent (a player's end, a muted pad) is
+        // taken for one too: its wait is wasted, and after two such wakes in a row the pad is
+        // looked at once per interval (`idleWakes`), which bounds it.
         nextWakeupIsOnset = wake == change.time && !behind && pacer.written.isZero && wake.isFinite
         return wake.isFinite ? wake : nil
     }
