@@ -104,11 +104,10 @@ public final class RenderLoop: @unchecked Sendable {
     private var order: [(PadID, Pad)] = []
     /// Pads a `perform` body reached through its `PadAccess` (under `lock` only).
     fileprivate var touched: [PadID] = []
-    /// The absolute deadline (CLOCK_MONOTONIC ns) the timer is armed for; nil when disarmed. While
-    /// ticking (`fixed`), the first grid point (the thread computes the later ones).
-    private var armedDeadline: UInt64?
-    /// Whether the armed one-shot is an onset, woken early by `onsetLead` (event mode).
-    private var armedOnset = false
+    /// The absolute deadline (CLOCK_MONOTONIC ns) the timer is armed for, and whether it is an onset
+    /// the thread wakes `onsetLead` early for (event mode); nil when disarmed. While ticking
+    /// (`fixed`), the first grid point (the thread computes the later ones).
+    private var armed: (deadline: UInt64, onset: Bool)?
     private var ticking = false
     private var tickBase: UInt64 = 0
     private var tickIndex: UInt64 = 0
@@ -243,8 +242,7 @@ public final class RenderLoop: @unchecked Sendable {
             for (_, pad) in sorted { pad.sink?.release() }
             pads = [:]
             thread.disarm()
-            armedDeadline = nil
-            armedOnset = false
+            armed = nil
             ticking = false
             stopped = true
         }
@@ -385,9 +383,9 @@ public final class RenderLoop: @unchecked Sendable {
     /// `fixed` mode: whether the timer is ticking periodically (something plays or waits for a pad).
     public var isTicking: Bool { lock.withLock { ticking } }
     /// The absolute time (uptime seconds) the timer is armed for, if it is.
-    public var armedTime: Double? { lock.withLock { armedDeadline.map { Double($0) / 1e9 } } }
+    public var armedTime: Double? { lock.withLock { armed.map { Double($0.deadline) / 1e9 } } }
     /// Whether the timer is armed at all.
-    public var isArmed: Bool { lock.withLock { armedDeadline != nil } }
+    public var isArmed: Bool { lock.withLock { armed != nil } }
 
     // MARK: the loop
 
@@ -439,19 +437,18 @@ public final class RenderLoop: @unchecked Sendable {
                 tickIndex = (startNs - tickBase) / periodNs
                 deadline = tickBase + tickIndex * periodNs
             } else {
-                guard let armed = armedDeadline else { return }  // disarmed since it expired
-                guard startNs >= armed else {
+                guard let (armedAt, onset) = armed else { return }  // disarmed since it expired
+                guard startNs >= armedAt else {
                     // Re-armed for later since it expired: the timerfd holds that deadline already.
                     // (Set again all the same: a one-shot that fired a hair early must not be lost.)
-                    thread.arm(at: armed, onset: armedOnset)
+                    thread.arm(at: armedAt, onset: onset)
                     return
                 }
                 // A one-shot is spent once it fired: whatever comes next is armed again, even for
                 // the same deadline.
-                armedDeadline = nil
-                if armedOnset { onsetFires += 1 }
-                armedOnset = false
-                deadline = armed
+                armed = nil
+                if onset { onsetFires += 1 }
+                deadline = armedAt
             }
             fire(startNs: startNs, deadline: deadline)
         }
@@ -493,10 +490,9 @@ public final class RenderLoop: @unchecked Sendable {
         }
         if let next {
             arm(max(MonotonicClock.nanoseconds(next) &+ 1_000, MonotonicClock.nowNanoseconds), onset: onset && onsetLead > 0)
-        } else if armedDeadline != nil {
+        } else if armed != nil {
             thread.disarm()
-            armedDeadline = nil
-            armedOnset = false
+            armed = nil
         }
     }
 
@@ -511,7 +507,7 @@ public final class RenderLoop: @unchecked Sendable {
                 let periodNs = MonotonicClock.nanoseconds(period)
                 tickBase = MonotonicClock.nowNanoseconds
                 tickIndex = 0
-                armedDeadline = tickBase + periodNs
+                armed = (tickBase + periodNs, false)
                 if !stopped { thread.arm(at: tickBase + periodNs, every: periodNs) }
             }
             return
@@ -524,17 +520,15 @@ public final class RenderLoop: @unchecked Sendable {
         }
         if let next {
             arm(max(MonotonicClock.nanoseconds(next), MonotonicClock.nowNanoseconds), force: wasTicking)
-        } else if armedDeadline != nil || wasTicking {
+        } else if armed != nil || wasTicking {
             thread.disarm()
-            armedDeadline = nil
-            armedOnset = false
+            armed = nil
         }
     }
 
     private func arm(_ deadline: UInt64, force: Bool = false, onset: Bool = false) {
-        if armedDeadline == deadline && armedOnset == onset && !force { return }
-        armedDeadline = deadline
-        armedOnset = onset
+        if let a = armed, a.deadline == deadline, a.onset == onset, !force { return }
+        armed = (deadline, onset)
         if !stopped { thread.arm(at: deadline, onset: onset) }
     }
 }
