@@ -1,13 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Layout (see docs/architecture.md):
-//   HapticCore    pure model, AHAP loader/writer, renderer, profiles: no I/O, no Glibc, no Dispatch
-//   HapticTools   offline reports built on the core (validate/info/render as CSV or SVG)
-//   CEvdev        libevdev and the kernel input headers, plus a shim for the EVIOC* request codes
-//   Evdev         the device layer: discovery, one FF_RUMBLE effect per pad, hot-plug
-//   HapticDaemon  the render loop (Dispatch), pads and sinks; later the socket server and config
-//   hapticctl     thin command-line front end
+// Layout: docs/architecture.md has the map of every target, what each may use and why (kept there
+// only, so that it is one list).
 let package = Package(
     name: "hapticd",
     platforms: [.macOS(.v15)],

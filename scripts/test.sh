@@ -23,9 +23,10 @@ scripts/vm-test.sh
 # the machine: its latency is the point.
 scripts/soak.sh --duration 30 --p99-limit 50
 
-# The package and the booted Debian (scripts/systemd-test.sh) run beside the fuzzers: the VM is one
-# emulated CPU and the fuzzers one process at a time, so on two cores the booted-system test adds
-# only what it outlasts them by (docs/packaging.md). Their Debian packages are installed first, so
+# The package and the booted Debian (scripts/systemd-test.sh) run beside the fuzzers: the fuzzers are
+# one process at a time and the booted system's timing is not judged (its VM has two emulated CPUs,
+# which share the cores), so the booted-system test adds only what it outlasts them by
+# (docs/packaging.md). Their Debian packages are installed first, so
 # that the two never run apt at once.
 scripts/deps.sh systemd make dpkg-dev debhelper lintian pkg-config libevdev-dev libasound2-dev libjansson-dev gcc libc6-dev \
   qemu-system-x86 busybox-static debootstrap e2fsprogs kmod

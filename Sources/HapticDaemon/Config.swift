@@ -56,7 +56,9 @@ public struct DaemonConfig: Equatable, Sendable {
     /// Peers allowed to send commands (SO_PEERCRED); both empty: everyone who can open the socket.
     public var allowUIDs: [UInt32] = []
     public var allowGIDs: [UInt32] = []
-    /// Peers allowed the global controls (besides root): stop_all for everyone, engine.*, gain.set.
+    /// Peers allowed the global controls (besides root): each command's declared permission says which
+    /// (`Declaration.permission`: engine.start/stop/reset, gain.set, policy.set, and stop_all for
+    /// everyone).
     public var adminUIDs: [UInt32] = []
     public var adminGIDs: [UInt32] = []
     public var patternDirectories = ["/usr/share/hapticd/patterns", "/etc/hapticd/patterns"]
