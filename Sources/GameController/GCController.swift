@@ -172,6 +172,8 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         if profile.hasPrefix("dualshock4") { return GCProductCategoryDualShock4 }
         if profile.hasPrefix("xbox") { return GCProductCategoryXboxOne }
         if profile.hasPrefix("switch-pro") { return "Switch Pro Controller" }
+        if profile.hasPrefix("joycon-left") { return "Nintendo Switch Joy-Con (L)" }
+        if profile.hasPrefix("joycon-right") { return "Nintendo Switch Joy-Con (R)" }
         return GCProductCategoryHID
     }
 

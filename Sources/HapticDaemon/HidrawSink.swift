@@ -103,7 +103,7 @@ public enum HidrawBackend {
             }
             return .waveform(node, path: nodePath, profile, reason: nil)
         }
-        let sink = HidrawSink(node: node, reports: reports(protocolName))
+        let sink = HidrawSink(node: node, reports: reports(protocolName, actuators: profile.actuators))
         do {
             try sink.apply(.set(.zero))
         } catch {
@@ -113,9 +113,9 @@ public enum HidrawBackend {
         return .hidraw(sink, profile)
     }
 
-    static func reports(_ name: DeviceProfile.Reports) -> any RumbleReports {
+    static func reports(_ name: DeviceProfile.Reports, actuators: DeviceProfile.Actuators) -> any RumbleReports {
         switch name {
-        case .switchHDRumble: SwitchHDRumbleReports()
+        case .switchHDRumble: SwitchHDRumbleReports(single: actuators == .hdRumbleLeft || actuators == .hdRumbleRight)
         case .xboxBluetooth: XboxTriggerReports()
         // Not a rumble report: `choose` streams it (`.waveform`); as motors, silence.
         case .dualSenseHaptics: SilentReports()

@@ -116,8 +116,8 @@ public enum Offline {
             }
         }
         switch profile.actuators {
-        case .rumble: break
-        case .hdRumble:
+        case .rumble, .leftMotor, .rightMotor: break
+        case .hdRumble, .hdRumbleLeft, .hdRumbleRight:
             let sharpness = events.filter(\.type.isHaptic).map { $0.value(.hapticSharpness) }
             if let lo = sharpness.min(), let hi = sharpness.max() {
                 let f = (SwitchHDRumble.fundamental(sharpness: lo), SwitchHDRumble.fundamental(sharpness: hi))
@@ -191,7 +191,7 @@ public enum Offline {
     /// output is never held whole.
     public static func csv(_ compiled: CompiledPattern, _ window: Window, write: (String) -> Void) throws(RenderError) {
         // HD rumble adds what each actuator's bands play (default locality: both actuators alike).
-        let hd = compiled.profile.actuators == .hdRumble
+        let hd = compiled.profile.actuators.isHDRumble
         var out = "time,intensity,sharpness,strong,weak" + (hd ? ",low_hz,low_amplitude,high_hz,high_amplitude" : "") + "\n"
         out.reserveCapacity(70_000)
         try forEachSampleTime(compiled, window) { t in

@@ -102,7 +102,7 @@ public enum SVGPlot {
         var lanes: [Lane] = []
         var kinds: [LaneKind] = [.events]
         if !compiled.controls.isEmpty { kinds.append(.controls) }
-        kinds += compiled.profile.actuators == .hdRumble ? [.signal, .bands, .frequency] : [.signal, .motors]
+        kinds += compiled.profile.actuators.isHDRumble ? [.signal, .bands, .frequency] : [.signal, .motors]
         for kind in kinds {
             let header = Box(left, y, plotWidth, 20)
             y += 22
@@ -151,7 +151,7 @@ public enum SVGPlot {
         window.step = min(window.step, span / Double(2 * columns))
         window.to = end
         let hasControls = !compiled.controls.isEmpty
-        let hd = compiled.profile.actuators == .hdRumble
+        let hd = compiled.profile.actuators.isHDRumble
         var cols = [Column](repeating: Column(), count: columns)
         try Offline.forEachSampleTime(compiled, window) { t in
             let s = compiled.frame(at: t)

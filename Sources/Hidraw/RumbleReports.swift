@@ -18,23 +18,31 @@ public protocol RumbleReports {
 /// hid-nintendo, still bound, sends its own reports (subcommands carry rumble data too) with a
 /// counter of its own; the pad does not require the two to interleave (SDL's HIDAPI driver writes
 /// beside the kernel's the same way): docs/devices.md.
+///
+/// A pad with one actuator (a Joy-Con alone: `single`) has it in `strong`/`weak`, and the report
+/// carries it in both halves — the pad reads its own (a Joy-Con (L) the left, (R) the right), and
+/// SDL's HIDAPI driver writes every Switch pad the same way.
 public struct SwitchHDRumbleReports: RumbleReports {
     public private(set) var counter: UInt8
+    /// One actuator, written to both halves.
+    public let single: Bool
 
-    public init(counter: UInt8 = 0) {
+    public init(counter: UInt8 = 0, single: Bool = false) {
         self.counter = counter & 0x0F
+        self.single = single
     }
 
-    public static func actuators(_ m: MotorMagnitudes) -> (left: SwitchHDRumble.Actuator, right: SwitchHDRumble.Actuator) {
+    public static func actuators(_ m: MotorMagnitudes, single: Bool = false) -> (left: SwitchHDRumble.Actuator, right: SwitchHDRumble.Actuator) {
         func actuator(_ dull: UInt16, _ sharp: UInt16) -> SwitchHDRumble.Actuator {
             let signal = MotorMapping.signal(dull: dull, sharp: sharp)
             return signal.intensity > 0 ? SwitchHDRumble.actuator(intensity: signal.intensity, sharpness: signal.sharpness) : .off
         }
-        return (actuator(m.strong, m.weak), actuator(m.third, m.fourth))
+        let first = actuator(m.strong, m.weak)
+        return (first, single ? first : actuator(m.third, m.fourth))
     }
 
     public mutating func report(_ m: MotorMagnitudes) -> [UInt8] {
-        let (left, right) = Self.actuators(m)
+        let (left, right) = Self.actuators(m, single: single)
         return next(left, right)
     }
 

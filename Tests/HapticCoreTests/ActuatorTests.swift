@@ -56,6 +56,73 @@ import Testing
         #expect(try rendered(.leftHandle, p) == MotorMagnitudes(strong: 39321, weak: 0))
     }
 
+    // A Joy-Con alone (docs/devices.md, "Joy-Cons"): one actuator, a handle of its own side.
+
+    @Test func aJoyConAloneHasItsOwnSideOnly() {
+        for (actuators, side, other) in [
+            (DeviceProfile.Actuators.leftMotor, "leftHandle", Locality.rightHandle), (.hdRumbleLeft, "leftHandle", .rightHandle),
+            (.rightMotor, "rightHandle", .leftHandle), (.hdRumbleRight, "rightHandle", .leftHandle),
+        ] {
+            #expect(Locality.supported(by: actuators).map(\.rawValue) == ["default", "all", "handles", side], "\(actuators)")
+            #expect(other.route(for: actuators) == nil, "\(actuators) has no \(other)")
+            #expect(Locality.triggers.route(for: actuators) == nil)
+        }
+    }
+
+    @Test func aJoyConThroughTheKernelPlaysEverythingOnTheMotorItFeels() throws {
+        let left = DeviceProfile.joyConLeftBluetooth, right = DeviceProfile.joyConRightBluetooth
+        // hid-nintendo sends strong to the report's left half, weak to the right: a Joy-Con (L) feels
+        // only strong, (R) only weak — so a sharp pattern, which a two-motor pad puts mostly on the
+        // weak motor, goes whole to the one each has.
+        let sharp = HapticPattern(elements: [.event(.continuous(at: 0, duration: 1, intensity: 0.6, sharpness: 1))])
+        for (profile, expected) in [(left, MotorMagnitudes(strong: 39321, weak: 0)), (right, MotorMagnitudes(strong: 0, weak: 39321))] {
+            for locality in Locality.supported(by: profile.actuators) {
+                let e = try engine(locality, profile)
+                try e.start(e.makePlayer(sharp))
+                clock.now = 0.5
+                #expect(e.render() == expected, "\(profile.name) \(locality)")
+                clock.now = 0
+            }
+        }
+        // A game's rumble folds onto the one motor: the stronger of its pair, whichever motor it chose.
+        for (profile, pair, expected) in [
+            (left, (0.0, 0.5), MotorMagnitudes(strong: 32768, weak: 0)), (right, (0.8, 0.2), MotorMagnitudes(strong: 0, weak: 52428)),
+            (right, (0.1, 0.3), MotorMagnitudes(strong: 0, weak: 19661)),
+        ] {
+            let e = try engine(.default, profile)
+            try e.start(e.makeRumble(strong: pair.0, weak: pair.1, duration: 0.5))
+            clock.now = 0.1
+            #expect(e.render() == expected, "\(profile.name) rumble \(pair)")
+            clock.now = 0
+        }
+    }
+
+    @Test func aJoyConThroughItsReportsIsOneHDActuator() throws {
+        let left = DeviceProfile.joyConLeftBluetoothHD, right = DeviceProfile.joyConRightBluetoothHD
+        #expect(try rendered(.default, left) == MotorMagnitudes(strong: 27804, weak: 27804), "crossfaded into its one actuator's bands")
+        #expect(try rendered(.leftHandle, left) == MotorMagnitudes(strong: 27804, weak: 27804))
+        #expect(try rendered(.handles, right) == MotorMagnitudes(strong: 27804, weak: 27804), "the first pair, on either side")
+        #expect(try rendered(.rightHandle, right) == MotorMagnitudes(strong: 27804, weak: 27804))
+        // A rumble: low band ← strong, high band ← weak, as SDL plays one on a Joy-Con.
+        let e = try engine(.default, right)
+        try e.start(e.makeRumble(strong: 0.8, weak: 0.2, duration: 0.5))
+        clock.now = 0.1
+        #expect(e.render() == MotorMagnitudes(strong: 52428, weak: 13107))
+    }
+
+    @Test func joyConsAreFoundByTheirOwnIDs() {
+        let bt = DeviceProfile.busBluetooth
+        #expect(DeviceProfile.forDevice(bus: bt, vendor: 0x057E, product: 0x2006).name == "joycon-left-bluetooth")
+        #expect(DeviceProfile.forDevice(bus: bt, vendor: 0x057E, product: 0x2007).name == "joycon-right-bluetooth")
+        let hidraw = DeviceProfile.hidrawBuiltIn
+        #expect(hidraw.first { $0.matches(bus: bt, vendor: 0x057E, product: 0x2006) }?.name == "joycon-left-bluetooth-hd")
+        #expect(hidraw.first { $0.matches(bus: bt, vendor: 0x057E, product: 0x2007) }?.name == "joycon-right-bluetooth-hd")
+        for p in [DeviceProfile.joyConLeftBluetoothHD, .joyConRightBluetoothHD] {
+            #expect(DeviceProfile.named(p.evdevFallback ?? "")?.matches(bus: bt, vendor: 0x057E, product: p.matches[0].product) == true,
+                    "\(p.name) falls back to the evdev profile of the same pad")
+        }
+    }
+
     @Test func eachPairHasItsQuantization() {
         let q = Self.triggers.quantize(MotorMagnitudes(strong: 27804, weak: 27804, third: 27804, fourth: 100))
         #expect(q == MotorMagnitudes(

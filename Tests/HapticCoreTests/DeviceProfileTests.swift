@@ -90,7 +90,7 @@ enum Driver {
     /// reports, so a value may come only every two packets; zero goes to the playing effect; the value
     /// is re-sent before the driver's five resends run out (5 × 50 ms).
     @Test func switchProfilesPaceForTheDriversRingAndResend() {
-        for p in [DeviceProfile.switchProUSB, .switchProBluetooth] {
+        for p in [DeviceProfile.switchProUSB, .switchProBluetooth, .joyConLeftBluetooth, .joyConRightBluetooth] {
             #expect(p.quantization == .switchAmplitude && p.weakQuantization == nil)
             #expect(p.minimumUpdateInterval >= 2 * 0.033, "\(p.name): two packets per value")
             #expect(p.keepsEffectPlaying)
@@ -98,7 +98,13 @@ enum Driver {
         }
         #expect(DeviceProfile.switchProBluetooth.minimumUpdateInterval >= DeviceProfile.switchProUSB.minimumUpdateInterval,
                 "input reports come every 15 ms over Bluetooth, 8 ms over USB")
-        #expect(DeviceProfile.builtIn.filter(\.keepsEffectPlaying).map(\.name) == ["switch-pro-usb", "switch-pro-bluetooth"])
+        #expect(DeviceProfile.builtIn.filter(\.keepsEffectPlaying).map(\.name)
+                == ["switch-pro-usb", "switch-pro-bluetooth", "joycon-left-bluetooth", "joycon-right-bluetooth"])
+        // A Joy-Con alone is hid-nintendo's code over Bluetooth: the Pro's pacing there.
+        for p in [DeviceProfile.joyConLeftBluetooth, .joyConRightBluetooth] {
+            #expect(p.minimumUpdateInterval == DeviceProfile.switchProBluetooth.minimumUpdateInterval, "\(p.name)")
+            #expect(p.refreshInterval == DeviceProfile.switchProBluetooth.refreshInterval && p.updateMethod == .inPlace && p.settles)
+        }
     }
 
     @Test func everyProfilesShortestPulseOutlastsItsInterval() {

@@ -114,7 +114,7 @@ import Testing
         ("[devices.gain]\ndefault = 2", "devices.gain.default: 2.0 is out of range 0.0…1.0"),
         ("[[devices.profile]]\nvendor = 1\nproduct = 2", "devices.profile[0].name: missing: every profile has a name"),
         ("[[devices.profile]]\nname = \"x\"\nquantization = \"bits4\"", "devices.profile[0].quantization: expected \"full\", \"bits8\", \"bits7\", \"percent\", \"switch-amplitude\", \"on-off\" or \"on-off-8bit\", found \"bits4\""),
-        ("[[devices.profile]]\nname = \"x\"\nbase = \"nope\"", "devices.profile[0].base: no built-in profile named \"nope\" (known: switch-pro-usb-hd, switch-pro-bluetooth-hd, xbox-bluetooth-triggers, dualsense-bluetooth-waveform, xbox360, xbox-one-usb, xbox-bluetooth, dualshock4, dualshock4-bluetooth, dualshock3, dualshock3-bluetooth, dualsense, dualsense-bluetooth, bigben, switch-pro-usb, switch-pro-bluetooth, generic)"),
+        ("[[devices.profile]]\nname = \"x\"\nbase = \"nope\"", "devices.profile[0].base: no built-in profile named \"nope\" (known: switch-pro-usb-hd, switch-pro-bluetooth-hd, joycon-left-bluetooth-hd, joycon-right-bluetooth-hd, xbox-bluetooth-triggers, dualsense-bluetooth-waveform, xbox360, xbox-one-usb, xbox-bluetooth, dualshock4, dualshock4-bluetooth, dualshock3, dualshock3-bluetooth, dualsense, dualsense-bluetooth, bigben, switch-pro-usb, switch-pro-bluetooth, joycon-left-bluetooth, joycon-right-bluetooth, generic)"),
         ("[[devices.profile]]\nname = \"x\"\nupdate_method = \"sideways\"", "devices.profile[0].update_method: expected \"play\" or \"in-place\", found \"sideways\""),
         ("[devices]\nbackend = \"hid\"", "devices.backend: expected \"auto\" or \"evdev\", found \"hid\""),
         ("[devices]\ndualsense_haptics = \"audio\"", "devices.dualsense_haptics: expected \"waveform\" or \"rumble\", found \"audio\""),
@@ -151,7 +151,8 @@ import Testing
         #expect(byDefault.dualSenseHaptics(for: "DualSense Edge", usbID: "054c:0df2") == .rumble)
         #expect(throws: ConfigError.self) { try DaemonConfig.parse("[devices.dualsense_haptics]\ndefault = \"loud\"\n") }
         let profiles = try DaemonConfig.parse("").profiles
-        #expect(profiles.prefix(3).map(\.name) == ["switch-pro-usb-hd", "switch-pro-bluetooth-hd", "xbox-bluetooth-triggers"])
+        #expect(profiles.prefix(5).map(\.name)
+                == ["switch-pro-usb-hd", "switch-pro-bluetooth-hd", "joycon-left-bluetooth-hd", "joycon-right-bluetooth-hd", "xbox-bluetooth-triggers"])
         let pro = DeviceProfile.forDevice(bus: 3, vendor: 0x057E, product: 0x2009, in: profiles)
         #expect(pro.name == "switch-pro-usb", "a pad's evdev profile is never a hidraw one")
     }

@@ -86,6 +86,38 @@ import Testing
         #expect(daemon.terminate() == 0)
     }
 
+    /// A Joy-Con alone through hid-nintendo (docs/devices.md, "Joy-Cons"): the simulated pad given the
+    /// Joy-Con (R)'s profile by configuration. One motor, the weak one (the report's right half): its
+    /// capabilities say so, the left handle and the triggers are unsupported, and a game's rumble on
+    /// the strong motor alone is felt there.
+    @Test func aJoyConAloneIsOneMotorOfItsOwnSide() throws {
+        let daemon = try DaemonProcess(["--simulate", "1"], config: """
+            [[devices.profile]]
+            name = "sim-joycon-r"
+            base = "joycon-right-bluetooth"
+            bus = 6
+            vendor = 0
+            product = 0
+            """)
+        let c = try daemon.client()
+        let caps = try c.request("capabilities", JSONObject(["device": .number(0)]))
+        #expect(caps["actuators"] == .string("right-motor"))
+        #expect(caps["localities"] == .array(["default", "all", "handles", "rightHandle"].map { .string($0) }))
+        #expect(caps["unsupported_localities"] == .array(["leftHandle", "triggers", "leftTrigger", "rightTrigger"].map { .string($0) }))
+        guard case .array(let motors)? = caps["motors"], motors.count == 1, case .object(let motor) = motors[0] else {
+            Issue.record("one motor: \(caps)")
+            return
+        }
+        #expect(motor["name"] == .string("weak") && motor["side"] == .string("right"))
+        #expect(code(c, "engine.start", JSONObject(["locality": .string("leftHandle")])) == "unsupported")
+        // strong 0.6, weak 0: on a two-motor pad only the strong motor would turn.
+        _ = try c.request("rumble", JSONObject(["device": .number(0), "strong": .number(0.6), "weak": .number(0), "duration": .number(5)]))
+        #expect(daemon.waitForTrace { rows in rows.contains { $0.1 == 0 && $0.2 == 0 && $0.3 > 30000 } },
+                "the rumble on the Joy-Con (R)'s one motor: \(daemon.traceRows().suffix(4))")
+        #expect(!daemon.traceRows().contains { $0.2 != 0 }, "nothing on the motor it does not have")
+        #expect(daemon.terminate() == 0)
+    }
+
     /// The strongest motor value a feedback wrote, once it has finished and the pad is still again.
     func peak(_ daemon: DaemonProcess, _ c: HapticClient, _ body: JSONObject) throws -> Int {
         _ = try c.request("subscribe", JSONObject(["events": .array([.string("player.finished")])]))

@@ -28,7 +28,9 @@ import Testing
         #expect(want.contains("0003:057E:2009.*") && want.contains("0005:057E:2009.*") && want.contains("0005:045E:0B13.*"))
         // The DualSense over Bluetooth streams its voice coils through its node (issue 25); over USB it does not.
         #expect(want.contains("0005:054C:0CE6.*") && want.contains("0005:054C:0DF2.*") && !want.contains("0003:054C:0CE6.*"))
-        #expect(want.count == 10)
+        // A Joy-Con alone over Bluetooth, (L) and (R).
+        #expect(want.contains("0005:057E:2006.*") && want.contains("0005:057E:2007.*"))
+        #expect(want.count == 12)
         // Evdev profiles (the same Switch ids over evdev aside) add nothing: a DualShock 4's node stays root-only.
         #expect(!rule.contains(":054C:05C4") && !rule.contains(":054C:09CC") && !rule.contains("0003:054C:"))
         // The installed rule is made without a configuration: the defaults' profiles give the same one.

@@ -88,6 +88,23 @@ import Testing
         #expect(Array(silence[2...]) == [0x00, 0x01, 0x40, 0x40, 0x00, 0x01, 0x40, 0x40], "the pad's neutral on both")
     }
 
+    @Test func aJoyConsOneActuatorIsWrittenToBothHalves() throws {
+        var reports = SwitchHDRumbleReports(single: true)
+        let profile = DeviceProfile.joyConRightBluetoothHD
+        let m = MotorMapping.magnitudes(for: HapticSignal(intensity: 0.7, sharpness: 0.8), profile: profile, route: .both)
+        // Whatever the second pair holds, a single actuator's report carries the first in both halves.
+        let report = reports.report(MotorMagnitudes(strong: m.strong, weak: m.weak, third: 0xFFFF, fourth: 0))
+        #expect(report.count == 10 && report[0] == 0x10)
+        #expect(Array(report[2..<6]) == Array(report[6..<10]), "a Joy-Con (L) reads the left half, (R) the right")
+        let a = try #require(SwitchHDRumble.decode(report[6..<10]))
+        #expect(a == SwitchHDRumble.decode(SwitchHDRumble.encode(SwitchHDRumble.actuator(intensity: 0.7, sharpness: 0.8))))
+        #expect(Array(reports.silence()[2...]) == [0x00, 0x01, 0x40, 0x40, 0x00, 0x01, 0x40, 0x40])
+        // The Pro's two actuators stay two.
+        var pro = SwitchHDRumbleReports()
+        let two = pro.report(MotorMagnitudes(strong: m.strong, weak: m.weak, third: 0, fourth: 0))
+        #expect(Array(two[6..<10]) == [0x00, 0x01, 0x40, 0x40] && Array(two[2..<6]) == Array(report[2..<6]))
+    }
+
     @Test func xboxReportsPutTheSecondPairOnTheTriggers() throws {
         var reports = XboxTriggerReports()
         let report = reports.report(MotorMagnitudes(strong: 0xFFFF, weak: 0, third: 0x8000, fourth: 0))

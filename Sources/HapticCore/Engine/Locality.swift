@@ -43,6 +43,22 @@ public enum Locality: String, CaseIterable, Sendable, Hashable {
         case (.rumbleAndTriggers, .triggers): MotorRoute(direct: MotorRoute.thirdChannel | MotorRoute.fourthChannel)
         case (.rumbleAndTriggers, .leftTrigger): MotorRoute(direct: MotorRoute.thirdChannel)
         case (.rumbleAndTriggers, .rightTrigger): MotorRoute(direct: MotorRoute.fourthChannel)
+        // One motor, a handle alone (a Joy-Con through hid-nintendo): every locality the pad has is
+        // that motor, at the intensity (it has one frequency); a rumble's pair folds onto it.
+        case (.leftMotor, .default), (.leftMotor, .all), (.leftMotor, .handles), (.leftMotor, .leftHandle):
+            MotorRoute(direct: MotorRoute.strongChannel, foldsPair: true)
+        case (.leftMotor, _): nil
+        case (.rightMotor, .default), (.rightMotor, .all), (.rightMotor, .handles), (.rightMotor, .rightHandle):
+            MotorRoute(direct: MotorRoute.weakChannel, foldsPair: true)
+        case (.rightMotor, _): nil
+        // One HD-rumble actuator, a handle alone (a Joy-Con through its own reports): every locality
+        // the pad has is that actuator, crossfaded by sharpness into its bands (the first pair).
+        case (.hdRumbleLeft, .default), (.hdRumbleLeft, .all), (.hdRumbleLeft, .handles), (.hdRumbleLeft, .leftHandle):
+            MotorRoute(crossfadesFirstPair: true)
+        case (.hdRumbleLeft, _): nil
+        case (.hdRumbleRight, .default), (.hdRumbleRight, .all), (.hdRumbleRight, .handles), (.hdRumbleRight, .rightHandle):
+            MotorRoute(crossfadesFirstPair: true)
+        case (.hdRumbleRight, _): nil
         }
     }
 
@@ -66,16 +82,20 @@ public struct MotorRoute: Sendable, Equatable, Hashable {
     /// The channels that take the intensity itself: a mask of `strongChannel`, `weakChannel`,
     /// `thirdChannel`, `fourthChannel`.
     public var direct: UInt8
+    /// The pad has one motor that is felt (`direct`'s handle channel): a rumble's pair of magnitudes
+    /// folds onto it (`place`), where on a two-motor pad each would go to its own motor.
+    public var foldsPair: Bool
 
     public static let strongChannel: UInt8 = 1
     public static let weakChannel: UInt8 = 2
     public static let thirdChannel: UInt8 = 4
     public static let fourthChannel: UInt8 = 8
 
-    public init(crossfadesFirstPair: Bool = false, crossfadesSecondPair: Bool = false, direct: UInt8 = 0) {
+    public init(crossfadesFirstPair: Bool = false, crossfadesSecondPair: Bool = false, direct: UInt8 = 0, foldsPair: Bool = false) {
         self.crossfadesFirstPair = crossfadesFirstPair
         self.crossfadesSecondPair = crossfadesSecondPair
         self.direct = direct & 0x0F
+        self.foldsPair = foldsPair
     }
 
     /// Both motors of a rumble pad, by sharpness: the equal-power crossfade (docs/rendering.md §5).
@@ -91,8 +111,14 @@ public struct MotorRoute: Sendable, Equatable, Hashable {
     /// that pair takes them too, as SDL plays a rumble on a Switch pad (low band ← strong, high band
     /// ← weak, on both actuators). A trigger locality's route has no handle motor, and a rumble
     /// there never moves one: the left trigger takes strong, the right one weak (the order of
-    /// SDL's `SDL_RumbleGamepadTriggers(left, right)`), each where the route has it.
+    /// SDL's `SDL_RumbleGamepadTriggers(left, right)`), each where the route has it. On a pad with
+    /// one motor (`foldsPair`) the pair folds onto it: the stronger of the two, so that a game's
+    /// rumble is felt whichever of its motors it chose.
     public func place(strong: UInt16, weak: UInt16) -> MotorMagnitudes {
+        if foldsPair {
+            let one = max(strong, weak)
+            return MotorMagnitudes(strong: direct & Self.strongChannel != 0 ? one : 0, weak: direct & Self.weakChannel != 0 ? one : 0)
+        }
         guard crossfadesFirstPair || direct & (Self.strongChannel | Self.weakChannel) != 0 else {
             return MotorMagnitudes(strong: 0, weak: 0, third: direct & Self.thirdChannel != 0 ? strong : 0,
                                    fourth: direct & Self.fourthChannel != 0 ? weak : 0)

@@ -171,7 +171,7 @@ public final class PadPipeline {
         // non-zero value supersedes it): with both motors running, the walk — a mix per breakpoint,
         // dozens of them under a busy mix — is not needed.
         let probe = scaled(mix(at: now))
-        let secondPair = engine.profile.actuators != .rumble
+        let secondPair = engine.profile.actuators.usesSecondPair
         // The probe mixes the engines as they were last advanced: a command due by now (a
         // scheduled stop) is not in it, and may have silenced what it finds running.
         let due = engines.contains { ($0.engine.nextWakeup ?? .infinity) <= now }

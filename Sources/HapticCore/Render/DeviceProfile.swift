@@ -193,6 +193,23 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         /// Two handle motors as `rumble`, and a motor in each trigger: `third` left, `fourth` right
         /// (Xbox impulse triggers, through the pad's own reports).
         case rumbleAndTriggers = "rumble-and-triggers"
+        /// One motor that is felt, driven by `strong`: the pad is a left handle alone (a Joy-Con (L)
+        /// through hid-nintendo, which sends the strong magnitude to the left actuator's half of its
+        /// report and the weak one to the right half, which a Joy-Con (L) does not read).
+        case leftMotor = "left-motor"
+        /// One motor that is felt, driven by `weak`: a right handle alone (a Joy-Con (R) through
+        /// hid-nintendo: the weak magnitude is the report's right half).
+        case rightMotor = "right-motor"
+        /// One HD-rumble actuator (`strong`/`weak` its dull and sharp parts), the pad a left handle
+        /// alone: a Joy-Con (L) through its own reports.
+        case hdRumbleLeft = "hd-rumble-left"
+        /// One HD-rumble actuator, the pad a right handle alone: a Joy-Con (R) through its own reports.
+        case hdRumbleRight = "hd-rumble-right"
+
+        /// Whether the actuators are HD rumble (a frequency and an amplitude per band).
+        public var isHDRumble: Bool { self == .hdRumble || self == .hdRumbleLeft || self == .hdRumbleRight }
+        /// Whether `third` and `fourth` drive anything.
+        public var usesSecondPair: Bool { self == .hdRumble || self == .rumbleAndTriggers }
     }
 
     /// The pad's actuators as this profile drives them (`rumble` for every evdev profile).
@@ -385,10 +402,28 @@ extension DeviceProfile {
         minimumUpdateInterval: 0.080, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
         updateMethod: .inPlace, settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080))
 
+    /// A Joy-Con (L) alone over Bluetooth through hid-nintendo: the Switch Pro's pacing over
+    /// Bluetooth (the driver's code is the same), and one motor — the strong magnitude, which the
+    /// driver sends to the report's left half, the one a Joy-Con (L) reads (docs/devices.md, "Joy-Cons").
+    public static let joyConLeftBluetooth = DeviceProfile(
+        name: "joycon-left-bluetooth", displayName: "Joy-Con (L) over Bluetooth (hid-nintendo)",
+        matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2006)],
+        minimumUpdateInterval: 0.080, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
+        updateMethod: .inPlace, settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080),
+        actuators: .leftMotor)
+
+    /// A Joy-Con (R) alone: as the left one, its one motor the weak magnitude (the report's right half).
+    public static let joyConRightBluetooth = DeviceProfile(
+        name: "joycon-right-bluetooth", displayName: "Joy-Con (R) over Bluetooth (hid-nintendo)",
+        matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2007)],
+        minimumUpdateInterval: 0.080, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
+        updateMethod: .inPlace, settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080),
+        actuators: .rightMotor)
+
     /// Built-in profiles, most specific first; `generic` last.
     public static let builtIn: [DeviceProfile] = [
         xbox360, xboxOneUSB, xboxBluetooth, dualShock4, dualShock4Bluetooth, dualShock3, dualShock3Bluetooth, dualSense,
-        dualSenseBluetooth, bigben, switchProUSB, switchProBluetooth, generic,
+        dualSenseBluetooth, bigben, switchProUSB, switchProBluetooth, joyConLeftBluetooth, joyConRightBluetooth, generic,
     ]
 
     public static func named(_ name: String, in profiles: [DeviceProfile] = allBuiltIn) -> DeviceProfile? {

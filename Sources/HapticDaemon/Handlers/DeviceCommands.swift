@@ -40,6 +40,11 @@ extension DaemonState {
             return [motor("strong", "left", "low", [.leftHandle]), motor("weak", "right", "high", [.rightHandle])]
         case .hdRumble:
             return [motor("left", "left", "41-1253 Hz", [.leftHandle]), motor("right", "right", "41-1253 Hz", [.rightHandle])]
+        case .hdRumbleLeft: return [motor("left", "left", "41-1253 Hz", [.leftHandle])]
+        case .hdRumbleRight: return [motor("right", "right", "41-1253 Hz", [.rightHandle])]
+        // hid-nintendo's carriers: 160 Hz low band, 320 Hz high band, the amplitude shared.
+        case .leftMotor: return [motor("strong", "left", "fixed", [.leftHandle])]
+        case .rightMotor: return [motor("weak", "right", "fixed", [.rightHandle])]
         case .rumbleAndTriggers:
             return [
                 motor("strong", "left", "low", [.leftHandle]), motor("weak", "right", "high", [.rightHandle]),
