@@ -123,6 +123,26 @@ import Testing
         }
     }
 
+    /// What a layout says it drives (`channels`, which the pipeline's lost-value walk reads) is where
+    /// every one of its localities puts a pattern and a rumble, and no more.
+    @Test func everyLocalityStaysOnItsLayoutsChannels() throws {
+        for actuators in DeviceProfile.Actuators.allCases {
+            let profile = DeviceProfile(name: "t", displayName: "t", minimumUpdateInterval: 0.010, actuators: actuators)
+            var reached: UInt8 = 0
+            for locality in Locality.supported(by: actuators) {
+                let route = try #require(locality.route(for: actuators))
+                var outputs = [try rendered(locality, profile)]
+                outputs.append(route.place(strong: 0xC000, weak: 0x4000))
+                for m in outputs {
+                    let mask: UInt8 = (m.strong > 0 ? 1 : 0) | (m.weak > 0 ? 2 : 0) | (m.third > 0 ? 4 : 0) | (m.fourth > 0 ? 8 : 0)
+                    #expect(mask & ~actuators.channels == 0, "\(actuators) \(locality): \(m)")
+                    reached |= mask
+                }
+            }
+            #expect(reached == actuators.channels, "\(actuators): every channel it has is reached by some locality")
+        }
+    }
+
     @Test func eachPairHasItsQuantization() {
         let q = Self.triggers.quantize(MotorMagnitudes(strong: 27804, weak: 27804, third: 27804, fourth: 100))
         #expect(q == MotorMagnitudes(

@@ -168,14 +168,17 @@ public final class PadPipeline {
             guard second.isFinite, second > first, second < now else { return }
         }
         // A value between renders is lost to the pacer only where the output is zero by now (a newer
-        // non-zero value supersedes it): with both motors running, the walk — a mix per breakpoint,
-        // dozens of them under a busy mix — is not needed.
+        // non-zero value supersedes it): with every motor the pad has running, the walk — a mix per
+        // breakpoint, dozens of them under a busy mix — is not needed.
         let probe = scaled(mix(at: now))
-        let secondPair = engine.profile.actuators.usesSecondPair
+        let channels = engine.profile.actuators.channels
+        func silent(_ channel: UInt8, _ value: UInt16) -> Bool { channels & channel != 0 && value == 0 }
         // The probe mixes the engines as they were last advanced: a command due by now (a
         // scheduled stop) is not in it, and may have silenced what it finds running.
         let due = engines.contains { ($0.engine.nextWakeup ?? .infinity) <= now }
-        guard due || probe.strong == 0 || probe.weak == 0 || secondPair && (probe.third == 0 || probe.fourth == 0) else { return }
+        guard due || silent(MotorRoute.strongChannel, probe.strong) || silent(MotorRoute.weakChannel, probe.weak)
+            || silent(MotorRoute.thirdChannel, probe.third) || silent(MotorRoute.fourthChannel, probe.fourth)
+        else { return }
         if late {
             if first + 1e-6 < now { pacer.passed(scaled(mix(at: first + 1e-6))) }
             t = first

@@ -208,8 +208,17 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
 
         /// Whether the actuators are HD rumble (a frequency and an amplitude per band).
         public var isHDRumble: Bool { self == .hdRumble || self == .hdRumbleLeft || self == .hdRumbleRight }
+        /// The channels that drive something: a mask of `MotorRoute.strongChannel` … `fourthChannel`.
+        public var channels: UInt8 {
+            switch self {
+            case .rumble, .hdRumbleLeft, .hdRumbleRight: MotorRoute.strongChannel | MotorRoute.weakChannel
+            case .hdRumble, .rumbleAndTriggers: 0x0F
+            case .leftMotor: MotorRoute.strongChannel
+            case .rightMotor: MotorRoute.weakChannel
+            }
+        }
         /// Whether `third` and `fourth` drive anything.
-        public var usesSecondPair: Bool { self == .hdRumble || self == .rumbleAndTriggers }
+        public var usesSecondPair: Bool { channels & (MotorRoute.thirdChannel | MotorRoute.fourthChannel) != 0 }
     }
 
     /// The pad's actuators as this profile drives them (`rumble` for every evdev profile).
