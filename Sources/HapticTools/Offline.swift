@@ -192,11 +192,13 @@ public enum Offline {
     public static func csv(_ compiled: CompiledPattern, _ window: Window, write: (String) -> Void) throws(RenderError) {
         // HD rumble adds what each actuator's bands play (default locality: both actuators alike).
         let hd = compiled.profile.actuators.isHDRumble
+        // The default locality's route: both motors by sharpness, or a one-motor pad's one motor.
+        let route = Locality.default.route(for: compiled.profile.actuators) ?? .both
         var out = "time,intensity,sharpness,strong,weak" + (hd ? ",low_hz,low_amplitude,high_hz,high_amplitude" : "") + "\n"
         out.reserveCapacity(70_000)
         try forEachSampleTime(compiled, window) { t in
             let signal = compiled.frame(at: t)
-            let m = MotorMapping.magnitudes(for: signal, profile: compiled.profile)
+            let m = MotorMapping.magnitudes(for: signal, profile: compiled.profile, route: route)
             out += "\(Format.fixed(t, 6)),\(Format.fixed(signal.intensity, 6)),\(Format.fixed(signal.sharpness, 6)),\(m.strong),\(m.weak)"
             if hd {
                 let a = SwitchHDRumble.actuator(intensity: signal.intensity, sharpness: signal.sharpness)

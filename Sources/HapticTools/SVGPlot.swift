@@ -152,10 +152,11 @@ public enum SVGPlot {
         window.to = end
         let hasControls = !compiled.controls.isEmpty
         let hd = compiled.profile.actuators.isHDRumble
+        let route = Locality.default.route(for: compiled.profile.actuators) ?? .both
         var cols = [Column](repeating: Column(), count: columns)
         try Offline.forEachSampleTime(compiled, window) { t in
             let s = compiled.frame(at: t)
-            let m = MotorMapping.magnitudes(for: s, profile: compiled.profile)
+            let m = MotorMapping.magnitudes(for: s, profile: compiled.profile, route: route)
             let i = column(t)
             cols[i].count += 1
             cols[i].intensityMin = min(cols[i].intensityMin, s.intensity)

@@ -64,6 +64,17 @@ import Testing
         #expect(abs(intensity - (1 - 0.032 / 0.0641172065601700)) < 1e-6)
     }
 
+    /// A render for a one-motor pad (a Joy-Con through hid-nintendo) shows what its default locality
+    /// plays: everything on the motor it has, at the intensity — not a two-motor crossfade.
+    @Test func aOneMotorProfileRendersOnItsOneMotor() throws {
+        let pattern = HapticPattern(elements: [.event(.continuous(at: 0, duration: 0.1, intensity: 1, sharpness: 1))])
+        for (profile, column) in [(DeviceProfile.joyConLeftBluetooth, 3), (.joyConRightBluetooth, 4)] {
+            let rows = try Offline.csv(CompiledPattern(pattern, profile: profile), step: 0.01).split(separator: "\n")
+            let first = rows[1].split(separator: ",")
+            #expect(first[column] == "65535" && first[7 - column] == "0", "\(profile.name): \(rows[1])")
+        }
+    }
+
     @Test func csvStreamsAWindowInPieces() throws {
         let compiled = CompiledPattern(HapticPattern(elements: [.event(.continuous(at: 0, duration: 30, intensity: 0.5, sharpness: 0))]))
         var pieces: [String] = []
