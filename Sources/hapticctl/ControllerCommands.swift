@@ -27,7 +27,7 @@ struct Caps: ParsableCommand {
                 "device \(int(r, "device")): \(str(r, "name") ?? "?")",
                 "  localities      \(list("localities")) (not: \(list("unsupported_localities")))",
                 "  haptics         \(haptics)",
-                "  motors          strong (left, low frequency: leftHandle), weak (right, high frequency: rightHandle)",
+                "  motors          \(motors(r))",
                 "  effect slots    \(int(r, "effect_slots")), FF_GAIN \(r["ff_gain"] == .bool(true) ? "yes" : "no")",
                 "  resolution      \(str(r, "quantization") ?? "?") (\(int(r, "levels")) levels)",
                 "  pacing          at least \(Format.fixed((num(r, "minimum_update_interval") ?? 0) * 1000, 1)) ms between writes; refresh \(refresh)",
@@ -35,6 +35,18 @@ struct Caps: ParsableCommand {
             ].joined(separator: "\n")
         }
     }
+}
+
+/// The pad's actuators as `capabilities` lists them (one on a Joy-Con alone, four on an Xbox pad
+/// through hidraw): name (side, frequency: the localities that drive it alone).
+func motors(_ r: JSONObject) -> String {
+    guard case .array(let list)? = r["motors"] else { return "?" }
+    return list.compactMap { m -> String? in
+        guard case .object(let o) = m, let name = str(o, "name") else { return nil }
+        var localities: [String] = []
+        if case .array(let a)? = o["localities"] { for case .string(let l) in a { localities.append(l) } }
+        return "\(name) (\(str(o, "side") ?? "?"), \(str(o, "frequency") ?? "?"): \(localities.joined(separator: ", ")))"
+    }.joined(separator: ", ")
 }
 
 struct Feedback: ParsableCommand {

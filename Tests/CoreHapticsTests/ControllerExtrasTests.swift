@@ -145,6 +145,17 @@ import Testing
         GCController(pad: 3, info: JSONObject(["profile": .string(profile), "simulated": .bool(true), "name": .string(profile)]))
     }
 
+    /// Apple's strings (GameController's _GCNintendoJoyConDevice): a Joy-Con alone, through either backend.
+    @Test func switchPadsHaveApplesProductCategories() {
+        #expect(Self.controller("switch-pro-bluetooth-hd").productCategory == "Switch Pro Controller")
+        for name in ["joycon-left-bluetooth", "joycon-left-bluetooth-hd"] {
+            #expect(Self.controller(name).productCategory == "Nintendo Switch Joy-Con (L)", "\(name)")
+        }
+        for name in ["joycon-right-bluetooth", "joycon-right-bluetooth-hd"] {
+            #expect(Self.controller(name).productCategory == "Nintendo Switch Joy-Con (R)", "\(name)")
+        }
+    }
+
     @Test func eachPadsProfileIsOfTheClassApplesIs() throws {
         let dualSense = Self.controller("dualsense-bt")
         let ds = try #require(dualSense.extendedGamepad as? GCDualSenseGamepad)

@@ -75,6 +75,19 @@ import Testing
         }
     }
 
+    /// A Joy-Con alone has one HD actuator, written to both halves of report 0x10 (it reads only its
+    /// own); the Pro's two stay two. Without `single` a Joy-Con (R) through hidraw is silent.
+    @Test func aJoyConsReportsCarryItsOneActuatorInBothHalves() {
+        let m = MotorMagnitudes(strong: 30000, weak: 20000)
+        for p in [DeviceProfile.joyConLeftBluetoothHD, .joyConRightBluetoothHD] {
+            var reports = HidrawBackend.reports(p.reports!, actuators: p.actuators)
+            let r = reports.report(m)
+            #expect(r.count == 10 && Array(r[2..<6]) == Array(r[6..<10]) && Array(r[6..<10]) != [0x00, 0x01, 0x40, 0x40], "\(p.name): \(r)")
+        }
+        var pro = HidrawBackend.reports(.switchHDRumble, actuators: DeviceProfile.switchProBluetoothHD.actuators)
+        #expect(Array(pro.report(m)[6..<10]) == [0x00, 0x01, 0x40, 0x40], "the Pro's right actuator is the second pair's")
+    }
+
     /// A DualSense over Bluetooth: its waveform profile; a node that cannot be used yet keeps the
     /// waveform sink (retried at a play) with the reason; the configuration can keep it on its motors.
     @Test func aDualSenseOverBluetoothGetsItsWaveformProfile() throws {

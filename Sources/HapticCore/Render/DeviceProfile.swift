@@ -184,7 +184,7 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
     /// What a pad's actuators are, as hapticd drives them: which localities it has and what
     /// `MotorMagnitudes`' channels mean (docs/rendering.md §13).
     public enum Actuators: String, Equatable, Sendable, Codable, CaseIterable {
-        /// Two motors, strong and weak: every evdev (`FF_RUMBLE`) pad.
+        /// Two motors, strong and weak: every evdev (`FF_RUMBLE`) pad but a Joy-Con alone.
         case rumble
         /// Two linear resonant actuators, each with a low and a high band of its own frequency and
         /// amplitude (Switch HD rumble, through the pad's own reports): `strong`/`weak` the left one's
@@ -221,7 +221,8 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         public var usesSecondPair: Bool { channels & (MotorRoute.thirdChannel | MotorRoute.fourthChannel) != 0 }
     }
 
-    /// The pad's actuators as this profile drives them (`rumble` for every evdev profile).
+    /// The pad's actuators as this profile drives them (`rumble` for every evdev profile but a
+    /// Joy-Con alone's, `left-motor`/`right-motor`).
     public var actuators: Actuators
     /// The second pair's floor (`third`, `fourth`), as `strongFloor` is the strong motor's.
     public var secondPairFloor: Double
