@@ -170,6 +170,7 @@ check bash -c "'$bin' play '$tmp/clip.haptic' --device 1 --wait | grep -q finish
 check bash -c "awk -F, '\$2 == 1 && \$3 == 65535' '$tmp/trace.csv' | grep -q ."
 # Localities, feedback, capabilities and plain rumble from the command line.
 check bash -c "'$bin' caps --device 1 | grep -q 'leftHandle, rightHandle'"
+check bash -c "'$bin' caps --device 1 | grep -q 'motors  *strong (left, low: leftHandle), weak (right, high: rightHandle)$'"
 check bash -c "'$bin' feedback notification error --device 1 | grep -q notification-error"
 check bash -c "'$bin' rumble 0.5 0.5 --for 0.1 --device 1 | grep -q finished"
 # 0 0 stops this connection's rumble: a new run has none, and says so ({"stopped":false}).

@@ -109,6 +109,7 @@ import Testing
             return
         }
         #expect(motor["name"] == .string("weak") && motor["side"] == .string("right"))
+        #expect(motor["localities"] == caps["localities"], "every locality the pad has drives its one motor alone")
         #expect(code(c, "engine.start", JSONObject(["locality": .string("leftHandle")])) == "unsupported")
         // strong 0.6, weak 0: on a two-motor pad only the strong motor would turn.
         _ = try c.request("rumble", JSONObject(["device": .number(0), "strong": .number(0.6), "weak": .number(0), "duration": .number(5)]))

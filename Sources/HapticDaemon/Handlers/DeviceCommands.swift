@@ -40,11 +40,12 @@ extension DaemonState {
             return [motor("strong", "left", "low", [.leftHandle]), motor("weak", "right", "high", [.rightHandle])]
         case .hdRumble:
             return [motor("left", "left", "41-1253 Hz", [.leftHandle]), motor("right", "right", "41-1253 Hz", [.rightHandle])]
-        case .hdRumbleLeft: return [motor("left", "left", "41-1253 Hz", [.leftHandle])]
-        case .hdRumbleRight: return [motor("right", "right", "41-1253 Hz", [.rightHandle])]
+        // A pad with one actuator: every locality it has drives that one alone.
+        case .hdRumbleLeft: return [motor("left", "left", "41-1253 Hz", Locality.supported(by: actuators))]
+        case .hdRumbleRight: return [motor("right", "right", "41-1253 Hz", Locality.supported(by: actuators))]
         // hid-nintendo's carriers: 160 Hz low band, 320 Hz high band, the amplitude shared.
-        case .leftMotor: return [motor("strong", "left", "fixed", [.leftHandle])]
-        case .rightMotor: return [motor("weak", "right", "fixed", [.rightHandle])]
+        case .leftMotor: return [motor("strong", "left", "fixed", Locality.supported(by: actuators))]
+        case .rightMotor: return [motor("weak", "right", "fixed", Locality.supported(by: actuators))]
         case .rumbleAndTriggers:
             return [
                 motor("strong", "left", "low", [.leftHandle]), motor("weak", "right", "high", [.rightHandle]),
