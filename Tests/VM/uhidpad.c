@@ -23,7 +23,8 @@
 // device parent in sysfs, which SDL2 2.26's hidapi needs to list a USB pad). Output reports arrive on
 // /dev/hidgN, input reports go out through it; the log is the same. SIGUSR1/SIGUSR2 do nothing there.
 // SIGUSR1 removes the pad (UHID_DESTROY: an unplug), SIGUSR2 creates it again, SIGTERM ends.
-// SIGHUP presses the pad's south face button for 100 ms (Switch Pro: B, Xbox: A; DualSense over USB: cross, with a touch and the touchpad's click) in its input
+// SIGHUP presses the pad's south face button for 100 ms (Switch Pro and Joy-Con (R): B, Joy-Con (L): the
+// d-pad's down, Xbox: A; DualSense over USB: cross, with a touch and the touchpad's click) in its input
 // reports, logging `<t> PRESS button=<name>` and `<t> RELEASE button=<name>`: the hidraw tests check
 // that the kernel driver still delivers the pad's input while hapticd drives its rumble.
 #include <errno.h>
@@ -332,8 +333,27 @@ static void ds3_input(struct pad *p) {
     send_input(p, r, sizeof r);
 }
 
-// ---- Nintendo Switch Pro Controller (hid-nintendo) ------------------------------------------------
+// ---- Nintendo Switch Pro Controller and Joy-Cons (hid-nintendo) ------------------------------------
 // Protocol facts: dekuNukem/Nintendo_Switch_Reverse_Engineering and the driver itself.
+// A single Joy-Con speaks the Pro Controller's protocol over Bluetooth with three differences that
+// matter here: its device info (subcommand 0x02) says controller type 1 (L) or 2 (R) — hid-nintendo
+// 6.1 takes which buttons and stick it reads from that byte — its reports are 49 bytes (the
+// descriptor's 48 after the id), and of the 8 rumble bytes of an output report 0x01/0x10 it plays
+// only its own half: bytes 2–5 (the report's left actuator) on the L, 6–9 on the R
+// (bluetooth_hid_notes.md: "4 bytes of rumble data for left Joy-Con, followed by 4 bytes for right
+// Joy-Con"). The log decodes both halves and names the one the pad plays (`actuator=`).
+
+// Which Switch pad: 1 Joy-Con (L), 2 Joy-Con (R), 3 Pro Controller — the device info's controller type.
+static int switch_type(const struct pad *p) {
+    return p->t->product == 0x2006 ? 1 : p->t->product == 0x2007 ? 2 : 3;
+}
+// Which rumble half the pad plays: the left actuator (bytes 2–5), the right (6–9), or both.
+static const char *switch_actuator(const struct pad *p) {
+    int k = switch_type(p);
+    return k == 1 ? "left" : k == 2 ? "right" : "both";
+}
+// Input report length: a Joy-Con's are the descriptor's 49 bytes; the Pro emulation's stay 64.
+static size_t switch_report_len(const struct pad *p) { return switch_type(p) == 3 ? 64 : 49; }
 
 // hid-nintendo's amplitude table (amp field, 0…1003) by step: the published rumble table
 // (dekuNukem/Nintendo_Switch_Reverse_Engineering, rumble_data_table.md) the driver encodes with.
@@ -371,17 +391,17 @@ static int switch_bands(const uint8_t *m, double *hf, int *ha, double *lf, int *
 }
 
 // Every rumble packet's four bands, for the hidraw tests (HD rumble): `HDRUMBLE ... left=HF:HA/LF:LA
-// right=HF:HA/LF:LA` (Hz, thousandths).
-static void switch_log_bands(const uint8_t *rumble, const char *via, uint8_t id, uint8_t packet) {
+// right=HF:HA/LF:LA actuator=left|right|both` (Hz, thousandths; actuator: the half the pad plays).
+static void switch_log_bands(const struct pad *p, const uint8_t *rumble, const char *via, uint8_t id, uint8_t packet) {
     double lhf, llf, rhf, rlf;
     int lha, lla, rha, rla;
     if (!switch_bands(rumble, &lhf, &lha, &llf, &lla) || !switch_bands(rumble + 4, &rhf, &rha, &rlf, &rla)) return;
-    logline("HDRUMBLE via=%s id=0x%02x packet=%u left=%.1f:%d/%.1f:%d right=%.1f:%d/%.1f:%d", via, id, packet & 0x0F, lhf, lha,
-            llf, lla, rhf, rha, rlf, rla);
+    logline("HDRUMBLE via=%s id=0x%02x packet=%u left=%.1f:%d/%.1f:%d right=%.1f:%d/%.1f:%d actuator=%s", via, id, packet & 0x0F,
+            lhf, lha, llf, lla, rhf, rha, rlf, rla, switch_actuator(p));
 }
 
-static void switch_log_rumble(const uint8_t *rumble, const char *via, uint8_t id, uint8_t packet) {
-    switch_log_bands(rumble, via, id, packet);
+static void switch_log_rumble(const struct pad *p, const uint8_t *rumble, const char *via, uint8_t id, uint8_t packet) {
+    switch_log_bands(p, rumble, via, id, packet);
     int ls, rs;
     unsigned lhf, llf, rhf, rlf;
     int ok = switch_decode(rumble, &ls, &lhf, &llf) & switch_decode(rumble + 4, &rs, &rhf, &rlf);
@@ -390,13 +410,15 @@ static void switch_log_rumble(const uint8_t *rumble, const char *via, uint8_t id
                 rumble[0], rumble[1], rumble[2], rumble[3], rumble[4], rumble[5], rumble[6], rumble[7]);
         return;
     }
-    // Left motor = strong (hid-nintendo: effect strong_magnitude → amp_l), right = weak.
-    logline("RUMBLE strong=%u weak=%u via=%s id=0x%02x packet=%u strong_step=%d weak_step=%d hf=0x%03x lf=0x%02x",
-            switch_amp[ls], switch_amp[rs], via, id, packet, ls, rs, lhf, llf);
+    // Left motor = strong (hid-nintendo: effect strong_magnitude → amp_l), right = weak; a Joy-Con
+    // plays only its own (actuator=).
+    logline("RUMBLE strong=%u weak=%u via=%s id=0x%02x packet=%u strong_step=%d weak_step=%d hf=0x%03x lf=0x%02x actuator=%s",
+            switch_amp[ls], switch_amp[rs], via, id, packet, ls, rs, lhf, llf, switch_actuator(p));
 }
 
 static void switch_reply(struct pad *p, uint8_t subcmd, const uint8_t *data, size_t n) {
     uint8_t r[64];
+    size_t len = switch_report_len(p);
     memset(r, 0, sizeof r);
     r[0] = 0x21;
     r[1] = p->timer++;
@@ -407,7 +429,7 @@ static void switch_reply(struct pad *p, uint8_t subcmd, const uint8_t *data, siz
     r[13] = n ? 0x80 | subcmd : 0x80;              // ACK
     r[14] = subcmd;
     if (n) memcpy(r + 15, data, n);
-    send_input(p, r, sizeof r);
+    send_input(p, r, len);
 }
 
 static void switch_spi_read(struct pad *p, const uint8_t *args) {
@@ -417,16 +439,17 @@ static void switch_spi_read(struct pad *p, const uint8_t *args) {
     memcpy(d, args, 5);
     memset(d + 5, 0xFF, sizeof d - 5);  // erased flash: no user calibration
     // Stick factory calibration: max-above 0x500, centre 0x800, min-below 0x500 (12-bit pairs);
-    // the left stick stores max, centre, min; the right one centre, min, max.
+    // the left stick stores max, centre, min; the right one centre, min, max. A Joy-Con has one
+    // stick: the other's calibration stays erased.
     static const uint8_t left[9] = {0x00, 0x05, 0x50, 0x00, 0x08, 0x80, 0x00, 0x05, 0x50};
     static const uint8_t right[9] = {0x00, 0x08, 0x80, 0x00, 0x05, 0x50, 0x00, 0x05, 0x50};
     // IMU factory calibration: accel offsets 0, scale 0x4000; gyro offsets 0, scale 0x343B.
     static const uint8_t imu[24] = {0, 0, 0, 0, 0, 0, 0x00, 0x40, 0x00, 0x40, 0x00, 0x40,
                                     0, 0, 0, 0, 0, 0, 0x3B, 0x34, 0x3B, 0x34, 0x3B, 0x34};
-    if (addr == 0x603D) memcpy(d + 5, left, sizeof left);
-    if (addr == 0x6046) memcpy(d + 5, right, sizeof right);
+    if (addr == 0x603D && switch_type(p) != 2) memcpy(d + 5, left, sizeof left);
+    if (addr == 0x6046 && switch_type(p) != 1) memcpy(d + 5, right, sizeof right);
     if (addr == 0x6020) memcpy(d + 5, imu, sizeof imu);
-    if (size > 64 - 15 - 5) size = 64 - 15 - 5;
+    if (size > switch_report_len(p) - 15 - 5) size = switch_report_len(p) - 15 - 5;
     switch_reply(p, 0x10, d, 5 + size);
 }
 
@@ -451,7 +474,7 @@ static void switch_output(struct pad *p, const uint8_t *d, size_t len, const cha
     // Rumble data rides on both 0x10 and subcommand (0x01) packets; all-zero bytes (before the driver
     // set any rumble) encode nothing the pad would play.
     static const uint8_t none[8];
-    if ((d[0] == 0x01 || d[0] == 0x10) && len >= 10 && memcmp(d + 2, none, 8) != 0) switch_log_rumble(d + 2, via, d[0], d[1]);
+    if ((d[0] == 0x01 || d[0] == 0x10) && len >= 10 && memcmp(d + 2, none, 8) != 0) switch_log_rumble(p, d + 2, via, d[0], d[1]);
     if (d[0] != 0x01 || len < 11) {
         if (d[0] != 0x10) logline("OUTPUT id=0x%02x len=%zu", d[0], len);
         return;
@@ -461,8 +484,8 @@ static void switch_output(struct pad *p, const uint8_t *d, size_t len, const cha
     logline("OUTPUT id=0x01 len=%zu subcmd=0x%02x", len, sub);
     if (sub == 0x10 && len >= 16) {
         switch_spi_read(p, args);
-    } else if (sub == 0x02) {  // device info: firmware 3.8B, type 3 (Pro Controller), MAC, colours
-        uint8_t info[12] = {0x03, 0x8B, 0x03, 0x02};
+    } else if (sub == 0x02) {  // device info: firmware 3.8B, type (1 JC L, 2 JC R, 3 Pro), MAC, colours
+        uint8_t info[12] = {0x03, 0x8B, (uint8_t)switch_type(p), 0x02};
         uint8_t mac[6];
         mac_bytes(p, mac);
         for (int i = 0; i < 6; i++) info[4 + i] = mac[5 - i];
@@ -475,8 +498,8 @@ static void switch_output(struct pad *p, const uint8_t *d, size_t len, const cha
     }
 }
 
-// The full report (0x30) a Pro Controller streams once in mode 0x30; hid-nintendo paces its rumble
-// on these, and byte 12 (vibrator report) must be non-zero or its periodic resend stays off.
+// The full report (0x30) a Pro Controller or Joy-Con streams once in mode 0x30; hid-nintendo paces its
+// rumble on these, and byte 12 (vibrator report) must be non-zero or its periodic resend stays off.
 static void switch_input(struct pad *p) {
     if (!p->full_report_mode) return;
     uint8_t r[64];
@@ -488,8 +511,14 @@ static void switch_input(struct pad *p) {
     r[9] = 0x00; r[10] = 0x08; r[11] = 0x80;
     r[12] = 0x80;
     for (int s = 0; s < 3; s++) r[13 + 12 * s + 5] = 0x10;  // accel z ≈ 1 g, the pad lying flat
-    if (p->press_until > 0) r[3] = 0x04;  // right buttons: Y 0x01, X 0x02, B 0x04, A 0x08
-    send_input(p, r, sizeof r);
+    // Buttons (hid-nintendo's 24-bit field at 3…5): B is bit 2 (byte 3: Y 0x01, X 0x02, B 0x04, A
+    // 0x08), the d-pad's down bit 16 (byte 5: down 0x01, up 0x02, right 0x04, left 0x08); the left
+    // Joy-Con has no B, and the driver reads only the left half of the field from it.
+    if (p->press_until > 0) {
+        if (switch_type(p) == 1) r[5] = 0x01;
+        else r[3] = 0x04;
+    }
+    send_input(p, r, switch_report_len(p));
 }
 
 // ---- Xbox Wireless over Bluetooth (hid-microsoft) --------------------------------------------------
@@ -596,6 +625,12 @@ static const struct padtype types[] = {
     // descriptor is used (hid-nintendo reads only the report ids, which are the same).
     {"switch-pro-bt", "Pro Controller", "Nintendo Switch Pro Controller", BUS_BLUETOOTH, 0x057E, 0x2009,
      RD(rdesc_switch_pro_usb), "a0:5a:5d:00:40:01", "switch,switch", no_reports, switch_output, 15, switch_input, NULL, "b"},
+    // Single Joy-Cons (hid-nintendo binds them over Bluetooth only): the Switch protocol with their own
+    // controller type, the Bluetooth descriptor, 0x30 reports every 15 ms.
+    {"joycon-l-bt", "Joy-Con (L)", "Nintendo Switch Left Joy-Con", BUS_BLUETOOTH, 0x057E, 0x2006,
+     RD(rdesc_switch_bt), "a0:5a:5d:00:40:02", "switch,switch", no_reports, switch_output, 15, switch_input, NULL, "down"},
+    {"joycon-r-bt", "Joy-Con (R)", "Nintendo Switch Right Joy-Con", BUS_BLUETOOTH, 0x057E, 0x2007,
+     RD(rdesc_switch_bt), "a0:5a:5d:00:40:03", "switch,switch", no_reports, switch_output, 15, switch_input, NULL, "b"},
     {"xbox-series-bt", "Xbox Wireless Controller", "Xbox Wireless Controller", BUS_BLUETOOTH, 0x045E, 0x0B13,
      RD(rdesc_xbox_series_bt), "a0:5a:5d:00:30:01", "percent,percent", xbox_get_report, xbox_output, 0, NULL, xbox_button, "a"},
     {"xbox-one-s-bt", "Xbox Wireless Controller", "Xbox Wireless Controller", BUS_BLUETOOTH, 0x045E, 0x02FD,
