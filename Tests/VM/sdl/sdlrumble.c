@@ -85,6 +85,12 @@ int main(int argc, char **argv) {
     triggers = !strcmp(mode, "triggers");
     SDL_SetHint(SDL_HINT_JOYSTICK_HIDAPI, "1");
     SDL_SetHint(SDL_HINT_JOYSTICK_HIDAPI_SWITCH, "1");
+    // Single Joy-Cons have their own HIDAPI driver in SDL 2.26 (on by default, as HIDAPI is). SDL would
+    // combine an L and an R it finds into one pad (path "nintendo_joycons_combined", the L playing only
+    // the low-frequency rumble, the R only the high): each is measured alone, as the mini-gamepad SDL
+    // makes of a single Joy-Con.
+    SDL_SetHint(SDL_HINT_JOYSTICK_HIDAPI_JOY_CONS, "1");
+    SDL_SetHint(SDL_HINT_JOYSTICK_HIDAPI_COMBINE_JOY_CONS, "0");
     SDL_SetHint(SDL_HINT_JOYSTICK_HIDAPI_XBOX, "1");
     SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
     if (SDL_Init(SDL_INIT_GAMECONTROLLER) != 0) {
