@@ -1,7 +1,7 @@
 // Runs inside the qemu VM: the real, release hapticd (default backend `auto`) drives emulated pads
-// through their hidraw nodes — Switch Pro over USB and Bluetooth (HD rumble, output report 0x10) and
-// the Xbox Series pad over Bluetooth (report 0x03 with the trigger motors) — while the kernel's own
-// hid-nintendo and hid-microsoft stay bound. The pads' logs (uhidpad: every HD-rumble packet's four
+// through their hidraw nodes — Switch Pro over USB and Bluetooth and the single Joy-Cons (L) and (R)
+// over Bluetooth (HD rumble, output report 0x10) and the Xbox Series pad over Bluetooth (report 0x03
+// with the trigger motors) — while the kernel's own hid-nintendo and hid-microsoft stay bound. The pads' logs (uhidpad: every HD-rumble packet's four
 // bands, every Xbox report's motors and triggers) are the ground truth, hapticd's `--trace` what it
 // meant. docs/testing.md ("45-hidraw") describes each check.
 //
@@ -31,14 +31,24 @@ let transportBound = 0.040
 
 /// One HD-rumble packet as the pad plays it: per actuator, high and low band (Hz, thousandths).
 struct HDPacket {
+    typealias Bands = (hf: Double, ha: Int, lf: Double, la: Int)
     var time: Double
     var id: String
-    var left: (hf: Double, ha: Int, lf: Double, la: Int)
-    var right: (hf: Double, ha: Int, lf: Double, la: Int)
+    var left: Bands
+    var right: Bands
+    /// The half the pad plays, as uhidpad logs it: "left" (bytes 2–5: a Joy-Con (L)), "right" (6–9: a
+    /// Joy-Con (R)) or "both" (the Pro Controller).
+    var actuator: String
     var leftSilent: Bool { left.ha == 0 && left.la == 0 }
     var rightSilent: Bool { right.ha == 0 && right.la == 0 }
     var silent: Bool { leftSilent && rightSilent }
     var fromReport10: Bool { id == "0x10" }
+    /// Whether the pad plays something: its own half on a Joy-Con, either on the Pro.
+    var playing: Bool { actuator == "left" ? !leftSilent : actuator == "right" ? !rightSilent : !silent }
+    /// The bands of the actuator the pad plays (the left one on the Pro, which plays both).
+    var played: Bands { actuator == "right" ? right : left }
+    /// Both halves encode the same bands (as SDL's HIDAPI driver writes every Switch pad's report).
+    var halvesIdentical: Bool { left == right }
 }
 
 /// One Xbox report 0x03: handle motors and trigger motors, 0…100.
@@ -75,7 +85,10 @@ final class Pad {
         poll()
     }
 
-    var isSwitch: Bool { type.hasPrefix("switch") }
+    /// The half a single Joy-Con plays ("left": bytes 2–5, "right": 6–9); nil on other pads.
+    var joyCon: String? { type.hasPrefix("joycon-l") ? "left" : type.hasPrefix("joycon-r") ? "right" : nil }
+    /// Switch HD rumble (output report 0x10): the Pro Controller and the Joy-Cons.
+    var isSwitch: Bool { type.hasPrefix("switch") || joyCon != nil }
 
     var emulatorPID: pid_t {
         guard let f = fopen("\(padDirectory)/\(type).pid", "r") else { return 0 }
@@ -114,7 +127,7 @@ final class Pad {
                 inputName = words.dropFirst(2).joined(separator: " ")
             case "HDRUMBLE":
                 if let l = f["left"].flatMap(Pad.band), let r = f["right"].flatMap(Pad.band) {
-                    hd.append(HDPacket(time: t, id: f["id"] ?? "", left: l, right: r))
+                    hd.append(HDPacket(time: t, id: f["id"] ?? "", left: l, right: r, actuator: f["actuator"] ?? "both"))
                 }
             case "RUMBLE":
                 let trig = (f["triggers"] ?? "0,0").split(separator: ",").compactMap { Int($0) }
@@ -133,16 +146,16 @@ final class Pad {
     func xboxReports(_ from: Double, _ to: Double) -> [XboxReport] { rumble.filter { $0.time >= from && $0.time <= to } }
     /// Whether the pad's last hapticd report is silent.
     var atRest: Bool { isSwitch ? (hd.last { $0.fromReport10 }?.silent ?? true) : (rumble.last?.silent ?? true) }
-    /// Times of hapticd's non-silent reports.
+    /// Times of hapticd's reports that the pad plays (a Joy-Con: its own half).
     func activeTimes(_ from: Double, _ to: Double) -> [Double] {
-        isSwitch ? hdPackets(from, to).filter { !$0.silent }.map(\.time) : xboxReports(from, to).filter { !$0.silent }.map(\.time)
+        isSwitch ? hdPackets(from, to).filter(\.playing).map(\.time) : xboxReports(from, to).filter { !$0.silent }.map(\.time)
     }
     /// Whether hapticd's reports keep the pad rumbling from `from` to `to`.
     func rumblingThrough(_ from: Double, _ to: Double) -> Bool {
         if isSwitch {
             let ps = hd.filter { $0.fromReport10 && $0.time <= to }
-            guard let inForce = ps.last(where: { $0.time <= from }), !inForce.silent else { return false }
-            return ps.allSatisfy { $0.time < from || !$0.silent }
+            guard let inForce = ps.last(where: { $0.time <= from }), inForce.playing else { return false }
+            return ps.allSatisfy { $0.time < from || $0.playing }
         }
         let rs = rumble.filter { $0.time <= to }
         guard let inForce = rs.last(where: { $0.time <= from }), !inForce.silent else { return false }
@@ -295,7 +308,16 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
           "\(pad.type): capabilities say backend hidraw on its own node \(own), profile \(pad.expectedProfile)",
           "backend \(string(c["backend"]) ?? "-") node \(node) profile \(string(c["profile"]) ?? "-") fallback \(string(c["backend_fallback"]) ?? "-")")
     let localities = strings(c["localities"]), unsupported = strings(c["unsupported_localities"])
-    if pad.isSwitch {
+    if let side = pad.joyCon {
+        // One actuator: the handle it is, and the pad as a whole; the other handle and the triggers not.
+        let all = ["default", "all", "handles", "leftHandle", "rightHandle", "triggers", "leftTrigger", "rightTrigger"]
+        let want = ["default", "all", "handles", side == "left" ? "leftHandle" : "rightHandle"]
+        let motors: Int = { if case .array(let m)? = c["motors"] { return m.count } else { return -1 } }()
+        check(string(c["actuators"]) == "hd-rumble-\(side)" && Set(localities) == Set(want)
+              && Set(unsupported) == Set(all.filter { !want.contains($0) }) && motors == 1,
+              "\(pad.type): actuators hd-rumble-\(side), localities exactly \(want) (the rest unsupported), one motor",
+              "actuators \(string(c["actuators"]) ?? "-") localities \(localities) unsupported \(unsupported) motors \(motors)")
+    } else if pad.isSwitch {
         check(string(c["actuators"]) == "hd-rumble" && ["leftHandle", "rightHandle"].allSatisfy(localities.contains)
               && ["triggers", "leftTrigger", "rightTrigger"].allSatisfy(unsupported.contains),
               "\(pad.type): actuators hd-rumble, localities leftHandle/rightHandle, no triggers",
@@ -309,7 +331,8 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
 }
 
 /// Steps of constant intensity and rising sharpness: a rising frequency sweep, band by band as
-/// docs/rendering.md §13 says (fundamental 80·4^S Hz, high band 2f, amplitudes I(1−S) and I·S).
+/// docs/rendering.md §13 says (fundamental 80·4^S Hz, high band 2f, amplitudes I(1−S) and I·S). On a
+/// Joy-Con the sweep is judged on the half it plays, and both halves must carry the same bands.
 @MainActor func sharpnessSweep(_ pad: Pad) {
     let steps = [0.0, 0.25, 0.5, 0.75, 1.0], step = 0.3, intensity = 0.8
     let pattern = HapticPattern(elements: steps.enumerated().map { k, s in
@@ -318,8 +341,10 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
     var fundamentals: [Double] = []
     var rows: [String] = []
     var bandsOK = true
+    var halves: [HDPacket] = []
     for attempt in 1...3 {
         guard let (s, end) = playThrough(pad, pattern) else { return check(false, "\(pad.type): sharpness sweep: play") }
+        halves = pad.hdPackets(s.sent, end)
         fundamentals = []
         rows = []
         bandsOK = true
@@ -327,7 +352,7 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
         for (k, sharp) in steps.enumerated() {
             // The middle of each step: past one pacing interval and the transport, before the next.
             let from = s.engineTime + Double(k) * step + pad.interval + 0.06, to = s.engineTime + Double(k + 1) * step - 0.02
-            let ps = pad.hdPackets(from, to).filter { !$0.silent }
+            let ps = pad.hdPackets(from, to).filter(\.playing)
             guard let p = ps.last else {
                 bandsOK = false
                 missing = true
@@ -335,12 +360,12 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
                 continue
             }
             let f = 80 * exp2(2 * sharp)
-            let ok = [p.left, p.right].allSatisfy { a in
+            let ok = (pad.joyCon == nil ? [p.left, p.right] : [p.played]).allSatisfy { a in
                 near(a.lf, f, ratio: 1.025) && near(a.hf, 2 * f, ratio: 1.025)
                     && nearAmplitude(a.la, intensity * (1 - sharp)) && nearAmplitude(a.ha, intensity * sharp)
             }
             bandsOK = bandsOK && ok
-            fundamentals.append(p.left.lf)
+            fundamentals.append(p.played.lf)
             rows.append("S=\(sharp): left \(p.left.lf) Hz:\(p.left.la) / \(p.left.hf) Hz:\(p.left.ha), right \(p.right.lf):\(p.right.la) / \(p.right.hf):\(p.right.ha) (want \(Int(f)):\(Int(intensity * (1 - sharp) * 1000)) / \(Int(2 * f)):\(Int(intensity * sharp * 1000)))")
         }
         // A step with no packet in its window is a timing matter: retried when the VM stalled meanwhile.
@@ -351,8 +376,15 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
         break
     }
     print("SWEEP \(pad.type)\n  " + rows.joined(separator: "\n  "))
-    check(bandsOK, "\(pad.type): each sharpness step plays at 80·4^S Hz and 2f, amplitudes I(1−S) and I·S on both actuators",
+    let on = pad.joyCon.map { "its actuator (the \($0) half, bytes \($0 == "left" ? "2–5" : "6–9"))" } ?? "both actuators"
+    check(bandsOK, "\(pad.type): each sharpness step plays at 80·4^S Hz and 2f, amplitudes I(1−S) and I·S on \(on)",
           rows.joined(separator: "; "))
+    if pad.joyCon != nil {
+        let differing = halves.filter { !$0.halvesIdentical }
+        check(!halves.isEmpty && differing.isEmpty,
+              "\(pad.type): its one actuator is encoded identically in both halves of every report 0x10 (\(halves.count) packets)",
+              "\(differing.count) differ, e.g. \(differing.first.map { "left \($0.left) right \($0.right)" } ?? "-")")
+    }
     check(fundamentals.count == steps.count && zip(fundamentals, fundamentals.dropFirst()).allSatisfy { $0 < $1 },
           "\(pad.type): rising sharpness is a rising frequency sweep (\(fundamentals.map { Int($0) }) Hz)")
 
@@ -370,14 +402,15 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
         var missing = false
         for (k, i) in levels.enumerated() {
             let from = r.engineTime + Double(k) * step + pad.interval + 0.06, to = r.engineTime + Double(k + 1) * step - 0.02
-            guard let p = pad.hdPackets(from, to).filter({ !$0.silent }).last else {
+            guard let p = pad.hdPackets(from, to).filter(\.playing).last else {
                 ampOK = false
                 missing = true
                 amps.append("I=\(i): none")
                 continue
             }
-            ampOK = ampOK && nearAmplitude(p.left.la, i / 2) && nearAmplitude(p.left.ha, i / 2) && near(p.left.lf, 160, ratio: 1.025)
-            amps.append("I=\(i): \(p.left.la)/\(p.left.ha)")
+            let a = p.played
+            ampOK = ampOK && nearAmplitude(a.la, i / 2) && nearAmplitude(a.ha, i / 2) && near(a.lf, 160, ratio: 1.025)
+            amps.append("I=\(i): \(a.la)/\(a.ha)")
         }
         if missing, attempt < 3, let gap = stall(from: r.sent, to: end) {
             print("NOTE \(pad.type) intensity steps: the VM stalled for \(ms(gap)) ms: once more")
@@ -393,7 +426,7 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
         .curve(.init(.hapticSharpnessControl, at: 0, points: [.init(0, 0), .init(1.0, 1)])),
     ])
     guard let (c, end) = playThrough(pad, curve) else { return check(false, "\(pad.type): sharpness curve: play") }
-    let fs = pad.hdPackets(c.sent, end).filter { !$0.silent }.map(\.left.lf)
+    let fs = pad.hdPackets(c.sent, end).filter(\.playing).map(\.played.lf)
     let monotone = zip(fs, fs.dropFirst()).allSatisfy { $1 >= $0 }
     check(monotone && (fs.first ?? 999) < 90 && (fs.last ?? 0) > 300,
           "\(pad.type): a SharpnessControl curve 0→1 sweeps the low band upward, \(Int(fs.first ?? 0))→\(Int(fs.last ?? 0)) Hz in \(fs.count) packets",
@@ -420,11 +453,11 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
         }
         if pad.isSwitch {
             // A transient plays at its sharpness' frequency: 80·4^0.6 ≈ 184 Hz low band.
-            let bursts = pad.hdPackets(s.sent, end).filter { !$0.silent }
+            let bursts = pad.hdPackets(s.sent, end).filter(\.playing)
             let f = 80 * exp2(2 * 0.6)
-            check(!bursts.isEmpty && bursts.allSatisfy { near($0.left.lf, f, ratio: 1.025) && near($0.left.hf, 2 * f, ratio: 1.025) },
+            check(!bursts.isEmpty && bursts.allSatisfy { near($0.played.lf, f, ratio: 1.025) && near($0.played.hf, 2 * f, ratio: 1.025) },
                   "\(pad.type): transients play at their sharpness' frequency (\(Int(f)) Hz, \(Int(2 * f)) Hz)",
-                  "\(bursts.map { "\($0.left.lf)/\($0.left.hf)" })")
+                  "\(bursts.map { "\($0.played.lf)/\($0.played.hf)" })")
         }
         check(ok, "\(pad.type): \(times.count) transients 200 ms apart each reach the pad within \(ms(bound)) ms (interval \(ms(pad.interval)) + tick + slack + transport): lateness \(lateness.map { ms($0) }) ms",
               "\(lateness.count) of \(times.count) arrived")
@@ -435,8 +468,35 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
 }
 
 /// Localities: on the Switch each handle is one actuator; on the Xbox the trigger localities move only
-/// the trigger bytes, the handles only their motor.
+/// the trigger bytes, the handles only their motor; a Joy-Con is one handle, and the other is refused.
 @MainActor func localities(_ pad: Pad) {
+    if let side = pad.joyCon {
+        let own = side == "left" ? "leftHandle" : "rightHandle", other = side == "left" ? "rightHandle" : "leftHandle"
+        if let (s, end) = playThrough(pad, constant(0.4), locality: own) {
+            let ps = pad.hdPackets(s.sent, end)
+            check(ps.contains(where: \.playing) && ps.allSatisfy(\.halvesIdentical),
+                  "\(pad.type): \(own) drives its actuator (\(ps.filter(\.playing).count) packets, both halves alike in all \(ps.count))",
+                  ps.map { "\($0.left.la)/\($0.left.ha) \($0.right.la)/\($0.right.ha)" }.joined(separator: ", "))
+        } else {
+            check(false, "\(pad.type) \(own): play")
+        }
+        // The other handle: refused as the daemon reports it (capabilities' unsupported_localities),
+        // and nothing moves — watched for as long as the pattern would have played.
+        waitUntil(2) { pad.atRest }
+        let t0 = monotonicNow()
+        var code = "accepted"
+        let body = JSONObject(["device": .number(Double(pad.device)), "locality": .string(other),
+                               "pattern": AHAPWriter.json(constant(0.4))])
+        do {
+            _ = try client.request("play", body)
+        } catch {
+            if case .failed(let c, _, _) = error { code = c } else { code = "\(error)" }
+        }
+        let moved = waitUntil(0.6) { pad.hdPackets(t0, monotonicNow()).contains(where: \.playing) }
+        check(code == "unsupported" && !moved,
+              "\(pad.type): \(other) is refused as unsupported and moves nothing", "answer \(code), moved \(moved)")
+        return
+    }
     if pad.isSwitch {
         for (loc, leftOn) in [("leftHandle", true), ("rightHandle", false)] {
             guard let (s, end) = playThrough(pad, constant(0.4), locality: loc) else { check(false, "\(pad.type) \(loc): play"); continue }
@@ -471,7 +531,8 @@ final class Presses: Sendable { let list = Mutex<[String]>([]) }
 /// The GameController library reads the pad's input as Apple's framework gives it: the south face
 /// button pressed on the pad (uhidpad, SIGHUP) is `extendedGamepad.buttonA`, pressed then released,
 /// its handlers on the controller's `handlerQueue` — through the kernel's own driver and evdev
-/// node, in this process (GamepadInput), while hapticd drives the pad's rumble.
+/// node, in this process (GamepadInput), while hapticd drives the pad's rumble. The left Joy-Con has
+/// no face buttons: its press is the d-pad's down, `dpad.down`.
 @MainActor func gameControllerInput(_ pad: Pad) {
     guard let controller = GCController.controllers().first(where: { $0.pad == pad.device }), let gamepad = controller.extendedGamepad else {
         return check(false, "\(pad.type): GCController.controllers() lists the pad, with an extended gamepad profile")
@@ -481,18 +542,20 @@ final class Presses: Sendable { let list = Mutex<[String]>([]) }
     queue.setSpecific(key: onQueue, value: true)
     controller.handlerQueue = queue
     let presses = Presses()
+    let (button, buttonName) = pad.joyCon == "left" ? (gamepad.dpad.down, "dpad.down") : (gamepad.buttonA, "buttonA")
     // @Sendable: a closure formed in this @MainActor function is main-actor isolated otherwise, and
     // Swift 6 traps when it runs on another queue (as it would on Apple's platforms).
-    gamepad.buttonA.pressedChangedHandler = { @Sendable _, value, pressed in
-        presses.list.withLock { $0.append("\(pressed) \(value) \(DispatchQueue.getSpecific(key: onQueue) == true)") }
+    // A released d-pad direction reads -0.0 (GCInput's max(0, -y)): the same value as 0, so written as 0.
+    button.pressedChangedHandler = { @Sendable _, value, pressed in
+        presses.list.withLock { $0.append("\(pressed) \(value == 0 ? 0 : value) \(DispatchQueue.getSpecific(key: onQueue) == true)") }
     }
-    let atRest = !gamepad.allButtons.contains { $0.isPressed }
+    let atRest = !gamepad.allButtons.contains { $0.isPressed } && !button.isPressed
     kill(pad.emulatorPID, SIGHUP)
     _ = waitUntil(3) { presses.list.withLock { $0.count } >= 2 }
     let seen = presses.list.withLock { $0 }
-    gamepad.buttonA.pressedChangedHandler = nil
+    button.pressedChangedHandler = nil
     check(atRest && seen == ["true 1.0 true", "false 0.0 true"],
-          "\(pad.type): GameController's extendedGamepad.buttonA is pressed and released as the pad's south button is, its handler on the handler queue (kernel driver → evdev → this process)",
+          "\(pad.type): GameController's extendedGamepad.\(buttonName) is pressed and released as the pad's button is, its handler on the handler queue (kernel driver → evdev → this process)",
           "at rest \(atRest), seen \(seen)")
     // The profile's class is Apple's for the pad: the Xbox pad's a GCXboxGamepad, the Switch's the plain one.
     check(pad.isSwitch ? type(of: gamepad) == GCExtendedGamepad.self : gamepad is GCXboxGamepad,
@@ -525,6 +588,9 @@ final class Presses: Sendable { let list = Mutex<[String]>([]) }
     sleepFor(0.2)
     let pressed = monotonicNow()
     kill(pad.emulatorPID, SIGHUP)
+    // A Joy-Con's key as hid-nintendo reports it: the left one's d-pad down, the right one's B
+    // (BTN_SOUTH); any key on the other pads.
+    let key: UInt16? = pad.joyCon == "left" ? 0x221 : pad.joyCon == "right" ? 0x130 : nil
     var down = false, up = false
     let end = monotonicNow() + 3
     while monotonicNow() < end && !(down && up) {
@@ -532,6 +598,8 @@ final class Presses: Sendable { let list = Mutex<[String]>([]) }
         if n > 0 {
             for k in stride(from: 0, to: n - 23, by: 24) {
                 let type = UInt16(buf[k + 16]) | UInt16(buf[k + 17]) << 8
+                let code = UInt16(buf[k + 18]) | UInt16(buf[k + 19]) << 8
+                if let key, code != key { continue }
                 let value = Int32(bitPattern: UInt32(buf[k + 20]) | UInt32(buf[k + 21]) << 8 | UInt32(buf[k + 22]) << 16 | UInt32(buf[k + 23]) << 24)
                 if type == 1 && value == 1 { down = true }
                 if type == 1 && value == 0 && down { up = true }
@@ -818,32 +886,37 @@ for pad in pads where pad.device >= 0 {
 }
 
 // 3. Fallback: hapticd as an unprivileged user who may open the evdev nodes and every hidraw node but
-// the Switch Pro USB pad's: that pad falls back to evdev, with the reason, and still rumbles.
-let denied = pads.first { $0.type == "switch-pro-usb" }
+// the Switch Pro USB pad's and the left Joy-Con's: those fall back to evdev, with the reason, and
+// still rumble.
+/// The evdev profile each denied pad falls back to.
+let deniedProfiles = ["switch-pro-usb": "switch-pro-usb", "joycon-l-bt": "joycon-left-bluetooth"]
 for pad in pads {
     chmod(pad.node, 0o666)
-    if !pad.hidrawNode.isEmpty { chmod(pad.hidrawNode, pad === denied ? 0 : 0o666) }
+    if !pad.hidrawNode.isEmpty { chmod(pad.hidrawNode, deniedProfiles[pad.type] != nil ? 0 : 0o666) }
 }
 if startDaemon(asUser: "hapticd", trace: "/tmp/hidraw-trace-user.csv") {
     let c2 = mapDevices()
     for pad in pads where pad.device >= 0 {
         let c = c2[pad.type]
-        if pad === denied {
+        if let fallback = deniedProfiles[pad.type] {
             let why = string(c?["backend_fallback"]) ?? ""
-            check(string(c?["backend"]) == "evdev" && why.contains("permission") && string(c?["profile"]) == "switch-pro-usb",
-                  "\(pad.type): its hidraw node unreadable, capabilities say evdev, profile switch-pro-usb, because \"\(why)\"",
+            check(string(c?["backend"]) == "evdev" && why.contains("permission") && string(c?["profile"]) == fallback,
+                  "\(pad.type): its hidraw node unreadable, capabilities say evdev, profile \(fallback), because \"\(why)\"",
                   "backend \(string(c?["backend"]) ?? "-") profile \(string(c?["profile"]) ?? "-")")
-            // Through evdev hid-nintendo sends the rumble (its own packets: RUMBLE strong/weak).
+            // Through evdev hid-nintendo sends the rumble (its own packets: RUMBLE strong/weak, the
+            // strong magnitude in the left half): a Joy-Con must get it in the half it plays.
+            let own: (XboxReport) -> Bool = pad.joyCon == "left" ? { $0.strong > 0 } : pad.joyCon == "right" ? { $0.weak > 0 } : { $0.strong > 0 || $0.weak > 0 }
             let n = pad.rumble.count
             let t0 = monotonicNow()
             guard let s = play(pad, constant(10, intensity: 0.8), loop: true) else { check(false, "fallback play"); continue }
-            let moved = waitUntil(3) { pad.rumble.dropFirst(n).contains { $0.strong > 0 || $0.weak > 0 } }
+            let moved = waitUntil(3) { pad.rumble.dropFirst(n).contains(where: own) }
             _ = try? client.request("player.stop", JSONObject(["player": .number(Double(s.player))]))
             let quiet = waitUntil(3) { (pad.rumble.last.map { $0.strong == 0 && $0.weak == 0 } ?? false) }
             sleepFor(0.3)
+            let which = pad.joyCon.map { " in its own (\($0)) half" } ?? ""
             check(moved && quiet && pad.rumble.last.map { $0.strong == 0 && $0.weak == 0 } == true,
-                  "\(pad.type): through the evdev fallback the pad rumbles (hid-nintendo's reports) and the stop silences it",
-                  "moved \(moved) quiet \(quiet) since \(ms(monotonicNow() - t0))")
+                  "\(pad.type): through the evdev fallback the pad rumbles\(which) (hid-nintendo's reports) and the stop silences it",
+                  "moved \(moved) quiet \(quiet) since \(ms(monotonicNow() - t0)); \(pad.rumble.dropFirst(n).prefix(4).map { "\($0.strong)/\($0.weak)" })")
         } else {
             check(string(c?["backend"]) == "hidraw", "\(pad.type): as an unprivileged user with its node readable it keeps hidraw",
                   "backend \(string(c?["backend"]) ?? "-") fallback \(string(c?["backend_fallback"]) ?? "-")")
@@ -868,6 +941,14 @@ if startDaemon(config: "/tmp/hapticd-evdev.toml", trace: "/tmp/hidraw-trace-evde
     for pad in pads where pad.device >= 0 {
         let c = c3[pad.type]
         let why = string(c?["backend_fallback"]) ?? ""
+        if let side = pad.joyCon {
+            // A Joy-Con's evdev profile is its own (hid-nintendo's FF_RUMBLE, paced as the Pro over Bluetooth).
+            let profile = "joycon-\(side)-bluetooth"
+            check(string(c?["backend"]) == "evdev" && why.contains("evdev") && string(c?["profile"]) == profile,
+                  "\(pad.type): [devices] backend = \"evdev\": capabilities say evdev (\"\(why)\"), profile \(profile)",
+                  "backend \(string(c?["backend"]) ?? "-") profile \(string(c?["profile"]) ?? "-") actuators \(string(c?["actuators"]) ?? "-")")
+            continue
+        }
         check(string(c?["backend"]) == "evdev" && why.contains("evdev") && string(c?["actuators"]) == "rumble",
               "\(pad.type): [devices] backend = \"evdev\": capabilities say evdev (\"\(why)\"), two motors",
               "backend \(string(c?["backend"]) ?? "-") actuators \(string(c?["actuators"]) ?? "-")")
@@ -973,6 +1054,6 @@ if gadgetPID > 0 {
     var st: Int32 = 0
     _ = waitpid(gadgetPID, &st, 0)
 }
-print("SDL-vs-hapticd (ms; switch-pro-usbg: the Switch Pro as a USB HID gadget on dummy_hcd; clicks: 60 ms at 0.75 every 300 ms; ramp: 30 steps 16 ms apart, lag until a stronger report; last: the final step)")
+print("SDL-vs-hapticd (ms; switch-pro-usbg: the Switch Pro as a USB HID gadget on dummy_hcd; joycon-*: single Joy-Cons, SDL's uncombined mini-gamepads; clicks: 60 ms at 0.75 every 300 ms; ramp: 30 steps 16 ms apart, lag until a stronger report; last: the final step)")
 for line in table { print("  " + line) }
 finish("hidraw-vmtest")
