@@ -79,11 +79,14 @@ enum ElementRole {
         switch self {
         case .button(let e): return v.buttons[e.rawValue]
         case .direction(let e, let d):
+            // The part of the axis on this side; 0 (never -0.0, which `max(0, -0.0)` gives and a
+            // program printing the value would show) where the axis is at rest or on the other side.
+            func side(_ a: Float) -> Float { a > 0 ? a : 0 }
             switch d {
-            case .up: return max(0, v.y[e.rawValue])
-            case .down: return max(0, -v.y[e.rawValue])
-            case .left: return max(0, -v.x[e.rawValue])
-            case .right: return max(0, v.x[e.rawValue])
+            case .up: return side(v.y[e.rawValue])
+            case .down: return side(-v.y[e.rawValue])
+            case .left: return side(-v.x[e.rawValue])
+            case .right: return side(v.x[e.rawValue])
             }
         case .axis(let e, let y): return y ? v.y[e.rawValue] : v.x[e.rawValue]
         case .pad: return 0

@@ -126,6 +126,12 @@ import Testing
             "A value 0.0 false", "A pressed false", "gamepad A",
         ])
         #expect(pad.lastEventTimestamp == 1)
+        // Released, every direction reads 0 as Apple's does: not -0.0 ("\(value)" would print it).
+        frame([(C.evAbs, C.absHat0Y, 0)])
+        for button in [pad.dpad.up, pad.dpad.down, pad.dpad.left, pad.dpad.right] {
+            #expect(button.value == 0 && button.value.sign == .plus, "\(button.value)")
+            #expect("\(button.value)" == "0.0")
+        }
     }
 
     /// A program that never runs its handler queue: the handlers of at most 256 reports wait there,
