@@ -412,23 +412,28 @@ extension DeviceProfile {
         minimumUpdateInterval: 0.080, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
         updateMethod: .inPlace, settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080))
 
-    /// A Joy-Con (L) alone over Bluetooth through hid-nintendo: the Switch Pro's pacing over
-    /// Bluetooth (the driver's code is the same), and one motor — the strong magnitude, which the
-    /// driver sends to the report's left half, the one a Joy-Con (L) reads (docs/devices.md, "Joy-Cons").
-    public static let joyConLeftBluetooth = DeviceProfile(
-        name: "joycon-left-bluetooth", displayName: "Joy-Con (L) over Bluetooth (hid-nintendo)",
-        matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2006)],
-        minimumUpdateInterval: 0.080, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
-        updateMethod: .inPlace, settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080),
-        actuators: .leftMotor)
+    /// A Joy-Con (L) alone over Bluetooth through hid-nintendo: the Switch Pro's profile there (the
+    /// driver's code is the same), and one motor — the strong magnitude, which the driver sends to
+    /// the report's left half, the one a Joy-Con (L) reads (docs/devices.md, "Joy-Cons").
+    public static let joyConLeftBluetooth = switchProBluetooth.joyCon(left: true)
+    /// A Joy-Con (R) alone: its one motor the weak magnitude (the report's right half).
+    public static let joyConRightBluetooth = switchProBluetooth.joyCon(left: false)
 
-    /// A Joy-Con (R) alone: as the left one, its one motor the weak magnitude (the report's right half).
-    public static let joyConRightBluetooth = DeviceProfile(
-        name: "joycon-right-bluetooth", displayName: "Joy-Con (R) over Bluetooth (hid-nintendo)",
-        matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2007)],
-        minimumUpdateInterval: 0.080, quantization: .switchAmplitude, refreshInterval: 0.2, keepsEffectPlaying: true,
-        updateMethod: .inPlace, settles: true, transientPulse: .init(sharp: 0.080, dull: 0.110, minimum: 0.080),
-        actuators: .rightMotor)
+    /// This Switch Pro profile (`switch-pro…`) for a Joy-Con alone over the same link: the Joy-Con's
+    /// ID, name and one actuator, the rest — pacing, quantization, reports — the Pro's, whose driver
+    /// code and report a Joy-Con shares. `rumble` becomes the one motor the Joy-Con feels, `hd-rumble`
+    /// its one HD actuator.
+    func joyCon(left: Bool) -> DeviceProfile {
+        let id = left ? "joycon-left" : "joycon-right"
+        func renamed(_ s: String) -> String { s.hasPrefix("switch-pro") ? id + s.dropFirst("switch-pro".count) : s }
+        var p = self
+        p.name = renamed(name)
+        p.displayName = (left ? "Joy-Con (L)" : "Joy-Con (R)") + displayName.dropFirst("Switch Pro Controller".count)
+        p.matches = matches.map { Match(bus: $0.bus, vendor: 0x057E, product: left ? 0x2006 : 0x2007) }
+        p.actuators = actuators == .hdRumble ? (left ? .hdRumbleLeft : .hdRumbleRight) : (left ? .leftMotor : .rightMotor)
+        p.evdevFallback = evdevFallback.map(renamed)
+        return p
+    }
 
     /// Built-in profiles, most specific first; `generic` last.
     public static let builtIn: [DeviceProfile] = [

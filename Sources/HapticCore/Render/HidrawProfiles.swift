@@ -25,21 +25,10 @@ extension DeviceProfile {
 
     /// A Joy-Con (L) alone over Bluetooth, HD rumble: its one actuator (the report's left half; the
     /// actuator is written to both halves, as SDL's HIDAPI driver writes every Switch pad), paced as
-    /// the Switch Pro over Bluetooth.
-    public static let joyConLeftBluetoothHD = DeviceProfile(
-        name: "joycon-left-bluetooth-hd", displayName: "Joy-Con (L) over Bluetooth (hidraw, HD rumble)",
-        matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2006)],
-        minimumUpdateInterval: 0.030, quantization: .full, refreshInterval: 0.05,
-        transientPulse: .init(sharp: 0.030, dull: 0.060, minimum: 0.030),
-        actuators: .hdRumbleLeft, reports: .switchHDRumble, evdevFallback: "joycon-left-bluetooth")
-
+    /// the Switch Pro over Bluetooth (`joyCon(left:)`).
+    public static let joyConLeftBluetoothHD = switchProBluetoothHD.joyCon(left: true)
     /// A Joy-Con (R) alone over Bluetooth, HD rumble (the report's right half).
-    public static let joyConRightBluetoothHD = DeviceProfile(
-        name: "joycon-right-bluetooth-hd", displayName: "Joy-Con (R) over Bluetooth (hidraw, HD rumble)",
-        matches: [.init(bus: busBluetooth, vendor: 0x057E, product: 0x2007)],
-        minimumUpdateInterval: 0.030, quantization: .full, refreshInterval: 0.05,
-        transientPulse: .init(sharp: 0.030, dull: 0.060, minimum: 0.030),
-        actuators: .hdRumbleRight, reports: .switchHDRumble, evdevFallback: "joycon-right-bluetooth")
+    public static let joyConRightBluetoothHD = switchProBluetoothHD.joyCon(left: false)
 
     /// Xbox One / Series over Bluetooth with its trigger motors: report `0x03`, 0…100 per motor.
     /// SDL's HIDAPI driver holds a Bluetooth pad busy for 50 ms after each rumble report.
