@@ -18,6 +18,11 @@ public enum Topology {
         return "/dev/" + name
     }
 
+    /// Whether a HID device is behind `/dev/input/eventN` (its hidraw node may not be made yet).
+    public static func isHID(eventNode node: String, sysfs: String = "/sys") -> Bool {
+        hidDevice(forEventNode: node, sysfs: sysfs) != nil
+    }
+
     /// The ALSA card number of the USB device behind `/dev/input/eventN`, or nil (not USB, or no
     /// sound card on that device).
     public static func soundCard(forEventNode node: String, sysfs: String = "/sys") -> Int? {

@@ -75,6 +75,11 @@ public struct DaemonConfig: Equatable, Sendable {
     /// `[devices.dualsense_haptics]` as a table: per pad, keyed like `gains` ("vvvv:pppp", the pad's
     /// name, or "default"); a pad it does not name gets `dualSenseHaptics`.
     public var dualSenseHapticsByPad: [String: DualSenseHapticsSetting] = [:]
+    /// `[devices] hidraw_wait` (seconds): how long a plugged-in pad whose hidraw profile matches waits
+    /// for its hidraw node to be there and hapticd's to open (`HidrawBackend.Choice.notYet`) before it
+    /// is driven through evdev instead; 0: no wait. Pads present at start never wait.
+    public var hidrawWait = 3.0
+    public static let hidrawWaitRange = 0.0...60.0
     /// Per-pad software gain 0…1, keyed by "vvvv:pppp", pad name, or "default".
     public var gains: [String: Double] = [:]
     /// Who is heard when several programs share a pad (Policy.swift).

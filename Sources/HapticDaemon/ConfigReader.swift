@@ -149,7 +149,8 @@ struct ConfigReader {
         if let v = top["policy"] { c.policy = try policy(v) }
         if let v = top["devices"] {
             let d = try table(v, "devices")
-            try checkKeys(d, "devices", ["gain", "profile", "backend", "dualsense_haptics"])
+            try checkKeys(d, "devices", ["gain", "profile", "backend", "dualsense_haptics", "hidraw_wait"])
+            if let w = d["hidraw_wait"] { c.hidrawWait = try number(w, "devices.hidraw_wait", DaemonConfig.hidrawWaitRange) }
             if let b = d["backend"] {
                 let name = try string(b, "devices.backend")
                 guard let backend = DeviceBackendSetting(rawValue: name) else {

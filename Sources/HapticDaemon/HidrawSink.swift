@@ -45,6 +45,12 @@ public enum HidrawBackend {
         case hidraw(HidrawSink, DeviceProfile)
         /// Drive it through evdev; `reason` says why not hidraw (nil: no hidraw profile matches).
         case evdev(reason: String?)
+        /// A hidraw profile matches, but the HID device's hidraw node is not there yet, or not yet
+        /// hapticd's to open: both are what a pad looks like for a moment after it is plugged in (some
+        /// drivers register the input device before the hidraw one; udev gives a node its group after
+        /// the kernel makes it, on its own schedule). Worth trying again (`DeviceManager` waits up to
+        /// `devices.hidraw_wait` for a hot-plugged pad); for good, it is `.evdev(reason:)`.
+        case notYet(reason: String)
         /// Stream its voice coils as waveforms through this node (open, checked, silenced), with this
         /// profile; the evdev device stays the pad's compatible vibration (`DualSenseWaveformSink`).
         /// No node: the one at `path` cannot be used yet (`reason`): compatible vibration, and the node
@@ -75,11 +81,14 @@ public enum HidrawBackend {
             return .evdev(reason: "devices.dualsense_haptics is \"rumble\" in the configuration")
         }
         guard let path = Topology.hidrawNode(forEventNode: info.path, sysfs: sysfs) else {
-            return .evdev(reason: "no hidraw node belongs to \(info.path)")
+            let why = "no hidraw node belongs to \(info.path)"
+            // A HID device without its hidraw node (yet), or no HID device at all (uinput): only the first can change.
+            return Topology.isHID(eventNode: info.path, sysfs: sysfs) ? .notYet(reason: why) : .evdev(reason: why)
         }
         let nodePath = dev == "/dev" ? path : dev + "/" + path.split(separator: "/").last!
-        func unusable(_ reason: String) -> Choice {
-            protocolName == .dualSenseHaptics ? .waveform(nil, path: nodePath, profile, reason: reason) : .evdev(reason: reason)
+        func unusable(_ reason: String, transient: Bool = false) -> Choice {
+            protocolName == .dualSenseHaptics
+                ? .waveform(nil, path: nodePath, profile, reason: reason) : transient ? .notYet(reason: reason) : .evdev(reason: reason)
         }
         let node: HidrawNode
         do {
@@ -90,9 +99,12 @@ public enum HidrawBackend {
                 return .evdev(reason: "\(nodePath) is another device (\(Format.hex4(id.vendor)):\(Format.hex4(id.product)))")
             }
         } catch {
-            guard error.errno == .permissionDenied || error.errno == .notPermitted else { return unusable(error.description) }
+            // Not there yet (devtmpfs has not made it), or not yet given to hapticd's group by udev.
+            guard error.errno == .permissionDenied || error.errno == .notPermitted else {
+                return unusable(error.description, transient: error.errno == .noSuchFileOrDirectory)
+            }
             return unusable(error.description + " (the node needs hapticd's udev rule, installed with the package or "
-                + "make install: hapticd --print-udev-rules; docs/devices.md, \"hidraw\")")
+                + "make install: hapticd --print-udev-rules; docs/devices.md, \"hidraw\")", transient: true)
         }
         if protocolName == .dualSenseHaptics {
             do {

@@ -59,6 +59,8 @@ import Testing
             admin_gids = [10]
             [patterns]
             directories = ["/a", "/b"]
+            [devices]
+            hidraw_wait = 0.5
             [devices.gain]
             default = 0.5
             "054c:0ce6" = 0.25
@@ -89,6 +91,7 @@ import Testing
         #expect(c.isAdmin(peer(0, 0)) && c.isAdmin(peer(1001, 5)) && c.isAdmin(peer(5, 5, [10])))
         #expect(!c.isAdmin(peer(1000, 27)))
         #expect(c.patternDirectories == ["/a", "/b"])
+        #expect(c.hidrawWait == 0.5 && DaemonConfig().hidrawWait == 3)
         #expect(c.gain(for: "DualSense", usbID: "054c:0ce6") == 0.25 && c.gain(for: "x", usbID: "0000:0000") == 0.5)
         let ds = DeviceProfile.named("dualsense", in: c.profiles)!
         #expect(ds.minimumUpdateInterval == 0.02 && ds.refreshInterval == 1.5 && ds.quantization == .bits8)
@@ -107,6 +110,8 @@ import Testing
         ("[render]\nrealtime_priority = -1", "render.realtime_priority: -1 is out of range 0…99"),
         ("[render]\nonset_lead = 0.01", "render.onset_lead: 0.01 is out of range 0.0…0.002"),
         ("[render]\nonset_lead = -0.0001", "render.onset_lead: -0.0001 is out of range 0.0…0.002"),
+        ("[devices]\nhidraw_wait = 61", "devices.hidraw_wait: 61.0 is out of range 0.0…60.0"),
+        ("[devices]\nhidraw_wait = -1", "devices.hidraw_wait: -1.0 is out of range 0.0…60.0"),
         ("[socket]\nmode = \"rw\"", "socket.mode: expected an octal mode such as \"0660\", found \"rw\""),
         ("[socket]\npath = \"relative.sock\"", "socket.path: must be an absolute path"),
         ("[limits]\nmax_clients = 2.5", "limits.max_clients: expected a whole number, found 2.5"),

@@ -33,6 +33,12 @@ import Testing
         return .none
     }
 
+    /// Why the node is not ready yet, when the choice is to wait for it.
+    func notYet(_ choice: HidrawBackend.Choice) -> String? {
+        if case .notYet(let why) = choice { return why }
+        return nil
+    }
+
     @Test func aPadWithoutAHidrawProfileStaysOnEvdevSilently() throws {
         let (sys, dev) = try tree()
         let choice = HidrawBackend.choose(for: pad("/dev/input/event5", vendor: 0x054C, product: 0x0CE6), profiles: DeviceProfile.allBuiltIn,
@@ -52,13 +58,29 @@ import Testing
         // No HID device behind the event node (a uinput pad with a Switch's ids).
         #expect(reason(HidrawBackend.choose(for: pad("/dev/input/event9"), profiles: all, forceEvdev: false, sysfs: sys, dev: dev))
                 == .some("no hidraw node belongs to /dev/input/event9"))
-        // The node is not there to open.
-        #expect(reason(HidrawBackend.choose(for: pad("/dev/input/event5"), profiles: all, forceEvdev: false, sysfs: sys, dev: dev))
-                == .some("\(dev)/hidraw2: open failed: no such file or directory"))
+        // The node is not there to open: not yet made (a moment after the pad appears), worth a wait.
+        #expect(notYet(HidrawBackend.choose(for: pad("/dev/input/event5"), profiles: all, forceEvdev: false, sysfs: sys, dev: dev))
+                == "\(dev)/hidraw2: open failed: no such file or directory")
         // Something that is not a hidraw node: the kernel cannot say what device it is.
         #expect(FileManager.default.createFile(atPath: dev + "/hidraw2", contents: nil))
         let notHidraw = HidrawBackend.choose(for: pad("/dev/input/event5"), profiles: all, forceEvdev: false, sysfs: sys, dev: dev)
         #expect(reason(notHidraw) == .some("\(dev)/hidraw2: read device info failed: inappropriate ioctl for device"))
+    }
+
+    /// A HID device whose hidraw node is not made yet (hid_connect registers the input device first):
+    /// worth a wait; no HID device at all (uinput) is evdev for good, and so is a forced evdev.
+    @Test func aHIDDeviceWithoutItsHidrawNodeYetIsWorthAWait() throws {
+        let (sys, dev) = try tree()
+        let hidraw = try FileManager.default.contentsOfDirectory(atPath: sys + "/class/input/event5/../../../hidraw")
+        #expect(hidraw == ["hidraw2"])
+        try FileManager.default.removeItem(atPath: sys + "/class/input/event5/../../../hidraw/hidraw2")
+        let all = DeviceProfile.allBuiltIn
+        #expect(notYet(HidrawBackend.choose(for: pad("/dev/input/event5"), profiles: all, forceEvdev: false, sysfs: sys, dev: dev))
+                == "no hidraw node belongs to /dev/input/event5")
+        #expect(reason(HidrawBackend.choose(for: pad("/dev/input/event9"), profiles: all, forceEvdev: false, sysfs: sys, dev: dev))
+                == .some("no hidraw node belongs to /dev/input/event9"))
+        #expect(reason(HidrawBackend.choose(for: pad("/dev/input/event5"), profiles: all, forceEvdev: true, sysfs: sys, dev: dev))
+                == .some("devices.backend is \"evdev\" in the configuration"))
     }
 
     @Test func theHidrawProfileIsTheFirstMatchingOneWithReports() {
