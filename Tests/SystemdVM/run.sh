@@ -239,10 +239,26 @@ check_hidraw_backend() {
 }
 check hidraw_backend
 
+waits_logged() { journalctl -u hapticd.service -o cat --no-pager | grep -c "waiting up to .* for its hidraw node"; }
+ready_logged() { journalctl -u hapticd.service -o cat --no-pager | grep -c "its hidraw node $1 is ready"; }
+reloads_logged() { journalctl -u hapticd.service -o cat --no-pager | grep -c "configuration and pattern library reloaded"; }
+
 check_hidraw_hotplug() {
     # Unplugged and plugged in again while the service runs: a new hidraw node, which the rule gives
-    # to input and the service opens (no private /dev to miss it).
-    local old=$SWITCH_HIDRAW node n created
+    # to input and the service opens (no private /dev to miss it). udev gives the node its group on
+    # its own schedule, after the pad's event node is there: here it is made late on purpose (the
+    # rule masked while the pad comes, then applied), and the pad waits for it (devices.hidraw_wait)
+    # instead of being driven through evdev for good, which a fresh CI run once saw by chance.
+    local old=$SWITCH_HIDRAW node n created waits reloads ready
+    cp /etc/hapticd/hapticd.toml "$T/hapticd.toml.before-wait"
+    sed -i 's/^#hidraw_wait = .*/hidraw_wait = 60/' /etc/hapticd/hapticd.toml
+    grep -q '^hidraw_wait = 60$' /etc/hapticd/hapticd.toml || because "no hidraw_wait key in the shipped hapticd.toml" || return 1
+    reloads=$(reloads_logged)
+    systemctl reload hapticd.service || because "systemctl reload failed" || return 1
+    wait_until 30 eval '[ "$(reloads_logged)" -gt "$reloads" ]' || because "hapticd did not reload hidraw_wait = 60" || return 1
+    : > /etc/udev/rules.d/70-hapticd.rules
+    udevadm control --reload
+    waits=$(waits_logged)
     created=$(grep -c CREATED "$T/switch-pro-usb.log")
     systemctl kill -s USR1 hapticd-test-switch
     wait_until 30 eval '[ -z "$(pad_number "$SWITCH_NAME")" ]' || because "the unplugged Switch Pro is still listed" || return 1
@@ -251,13 +267,38 @@ check_hidraw_hotplug() {
     wait_until 30 eval '[ "$(grep -c CREATED "$T/switch-pro-usb.log")" -gt "$created" ] && node=$(hidraw_of $SWITCH_HID) && [ -n "$node" ]' \
         || because "no hidraw node after plugging in again" || return 1
     udevadm settle --timeout=30
+    [ "$(mode_of "$node")" = "root:root 600" ] || because "with the rule masked, the new $node is $(mode_of "$node")" || return 1
+    wait_until 30 eval '[ "$(waits_logged)" -gt "$waits" ]' \
+        || because "hapticd does not wait for $node: $(as alice "$HAPTICCTL" devices --json)" || return 1
+    [ -z "$(pad_number "$SWITCH_NAME")" ] || because "while it waits for its node the pad is listed: $(pad_json "$SWITCH_NAME")" || return 1
+    ready=$(ready_logged "$node")
+    rm -f /etc/udev/rules.d/70-hapticd.rules
+    udevadm control --reload
+    udevadm trigger --action=change "/sys/class/hidraw/${node#/dev/}"
+    udevadm settle --timeout=30
     [ "$(mode_of "$node")" = "root:input 660" ] || because "the new $node is $(mode_of "$node")" || return 1
     wait_until 60 eval 'n=$(pad_number "$SWITCH_NAME"); [ -n "$n" ] && as alice "$HAPTICCTL" caps --device "$n" --json | grep -q "\"hidraw_node\":\"$node\""' \
         || because "hapticd does not drive the plugged-in-again pad through $node: $(as alice "$HAPTICCTL" devices --json)" || return 1
+    # Taken when udev gave it the node (a look on the node's change), not at the 60 s wait's end.
+    [ "$(ready_logged "$node")" -gt "$ready" ] || because "hapticd took $node, but not on its change: $(journalctl -u hapticd.service -o cat --no-pager | grep hidraw | tail -3)" || return 1
     SWITCH_HIDRAW=$node
-    echo "  $old unplugged, $node plugged in: root:input 660, backend hidraw"
+    echo "  $old unplugged, $node plugged in: waited for udev to give it to input (root:input 660), backend hidraw"
 }
 check hidraw_hotplug
+# Whatever the check left: the package's rule in force (applied to the node it may have left
+# root-only), the shipped configuration, the Switch's node as it is now.
+if [ -e /etc/udev/rules.d/70-hapticd.rules ]; then
+    rm -f /etc/udev/rules.d/70-hapticd.rules
+    udevadm control --reload
+    udevadm trigger --action=change --subsystem-match=hidraw
+    udevadm settle --timeout=30
+fi
+if [ -f "$T/hapticd.toml.before-wait" ] && ! cmp -s "$T/hapticd.toml.before-wait" /etc/hapticd/hapticd.toml; then
+    reloads=$(reloads_logged)
+    cp "$T/hapticd.toml.before-wait" /etc/hapticd/hapticd.toml
+    systemctl reload hapticd.service && wait_until 30 eval '[ "$(reloads_logged)" -gt "$reloads" ]'
+fi
+SWITCH_HIDRAW=$(hidraw_of $SWITCH_HID)
 
 check_hidraw_device_policy() {
     # Controls in throwaway dynamic-user services with the unit's device settings: the Switch Pro's
