@@ -113,7 +113,7 @@ check_make_install_plays() {
     local from out
     from=$(pad_lines)
     out=$(as alice "$HAPTICCTL" play heartbeat 2>&1) || because "alice: hapticctl play heartbeat: $out" || return 1
-    is_state hapticd.service active || because "hapticd.service is $(state hapticd.service)" || return 1
+    wait_until 10 is_state hapticd.service active || because "hapticd.service is $(state hapticd.service)" || return 1
     wait_until 30 rumbled_since "$from" || because "the pad log shows no rumble"
 }
 check make_install_plays
@@ -280,7 +280,7 @@ check_hidraw_hotplug() {
     wait_until 60 eval 'n=$(pad_number "$SWITCH_NAME"); [ -n "$n" ] && as alice "$HAPTICCTL" caps --device "$n" --json | grep -q "\"hidraw_node\":\"$node\""' \
         || because "hapticd does not drive the plugged-in-again pad through $node: $(as alice "$HAPTICCTL" devices --json)" || return 1
     # Taken when udev gave it the node (a look on the node's change), not at the 60 s wait's end.
-    [ "$(ready_logged "$node")" -gt "$ready" ] || because "hapticd took $node, but not on its change: $(journalctl -u hapticd.service -o cat --no-pager | grep hidraw | tail -3)" || return 1
+    wait_until 10 eval '[ "$(ready_logged "$node")" -gt "$ready" ]' || because "hapticd took $node, but not on its change: $(journalctl -u hapticd.service -o cat --no-pager | grep hidraw | tail -3)" || return 1
     SWITCH_HIDRAW=$node
     echo "  $old unplugged, $node plugged in: waited for udev to give it to input (root:input 660), backend hidraw"
 }
@@ -323,7 +323,7 @@ check_socket_activation() {
     is_state hapticd.service inactive || because "hapticd.service already $(state hapticd.service)" || return 1
     from=$(pad_lines)
     out=$(as alice "$HAPTICCTL" play heartbeat 2>&1) || because "alice: hapticctl play heartbeat: $out" || return 1
-    is_state hapticd.service active || because "hapticd.service is $(state hapticd.service)" || return 1
+    wait_until 10 is_state hapticd.service active || because "hapticd.service is $(state hapticd.service)" || return 1
     wait_until 30 rumbled_since "$from" || because "the pad log shows no rumble" || return 1
     # SO_PEERCRED gives the daemon the client's real uid (clients.allow_uids, player takeover).
     journalctl -q -u hapticd.service -o cat | grep -q "client [0-9]* connected (pid [0-9]* uid $(id -u alice) " \
@@ -534,7 +534,7 @@ check_stop_stops_motor() {
     [ -S "$SOCK" ] || because "$SOCK is gone after the service stopped" || return 1
     is_state hapticd.socket active || because "hapticd.socket is $(state hapticd.socket)" || return 1
     as alice "$HAPTICCTL" ping > /dev/null || because "the next client could not reach hapticd" || return 1
-    is_state hapticd.service active || because "the next client did not start hapticd.service"
+    wait_until 10 is_state hapticd.service active || because "the next client did not start hapticd.service"
 }
 check stop_stops_motor
 
