@@ -86,7 +86,7 @@ check bash -c "! grep -q \"start 'hapticd.service'\" '$T/control/postinst'"   # 
 check grep -q "systemd-sysusers.*hapticd.conf" "$T/control/postinst"
 check grep -q "systemd-tmpfiles.*--create hapticd.conf" "$T/control/postinst"
 check grep -q "deb-systemd-invoke stop 'hapticd.socket'" "$T/control/prerm"
-check grep -q "udevadm trigger --subsystem-match=hidraw --action=change" "$T/control/postinst"   # pads already plugged in
+check grep -q "udevadm trigger --settle --subsystem-match=hidraw --action=change" "$T/control/postinst"   # pads already plugged in, theirs when apt returns
 
 # 3. libhapticd: the shared library (libhapticd1, named after its SONAME) and the development files.
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)

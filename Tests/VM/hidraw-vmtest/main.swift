@@ -631,7 +631,8 @@ final class Presses: Sendable { let list = Mutex<[String]>([]) }
         } else {
             _ = try? client.request("stop_all")
         }
-        let ok = waitUntil(2) { pad.atRest && pad.lastReportTime >= t0 }
+        // A behaviour, not a latency (those are measured above): room for a VM stall.
+        let ok = waitUntil(5) { pad.atRest && pad.lastReportTime >= t0 }
         sleepFor(0.3)
         check(ok && pad.atRest, "\(pad.type): \(how) leaves the actuators silent (last report neutral, \(ms(pad.lastReportTime - t0)) ms)")
         pad.measures[how == "stop_all" ? "stop_all_ms" : "stop_ms"] = ms(ok ? pad.lastReportTime - t0 : nil)
@@ -880,7 +881,7 @@ sleepFor(0.1)
 let term = monotonicNow()
 let status = stopDaemon()
 check(status.map { $0 == 0 } ?? false, "SIGTERM: hapticd exits 0", "status \(String(describing: status))")
-waitUntil(2) { pads.allSatisfy { $0.atRest && $0.lastReportTime >= term } }
+waitUntil(5) { pads.allSatisfy { $0.atRest && $0.lastReportTime >= term } }
 for pad in pads where pad.device >= 0 {
     check(pad.atRest && pad.lastReportTime >= term, "\(pad.type): SIGTERM of hapticd mid-rumble ends with a silent report (\(ms(pad.lastReportTime - term)) ms)")
 }
