@@ -33,7 +33,7 @@ public final class DeviceManager: @unchecked Sendable {
     func recover(_ path: String, attempt: Int = 1) {
         queue.asyncAfter(deadline: .now() + 0.2 * Double(attempt)) { [weak self] in
             // Unplugged and plugged in again meanwhile, and waiting for its hidraw node: the wait decides.
-            guard let self, !waits.deadlines.keys.contains(path) else { return }
+            guard let self, !waits.isWaiting(path) else { return }
             do throws(DeviceError) {
                 try open(path)
                 logger.notice("\(path): reopened after a device error")
@@ -83,7 +83,7 @@ public final class DeviceManager: @unchecked Sendable {
                 device.close()
                 return
             }
-            if waited { logger.notice("\(path): its hidraw node is still not ready at the end of its wait (devices.hidraw_wait): evdev") }
+            if waited { waitIsOver(path) }
         }
         if waits.settled(path), case .hidraw(let sink, _) = choice {
             logger.info("\(path): its hidraw node \(sink.node.path) is ready")
@@ -118,10 +118,10 @@ public final class DeviceManager: @unchecked Sendable {
     /// The plugged-in pad at `path` found its hidraw node not ready: true while it waits (a look again
     /// at each change to a `hidraw*` node in /dev, and one at its deadline), false once the wait is over.
     private func waitForHidraw(_ path: String, reason: String, limit: Double) -> Bool {
-        let first = !waits.deadlines.keys.contains(path)
+        let first = !waits.isWaiting(path)
         let now = core.loop.clock.now
         guard case .wait(let until) = waits.notReady(path, now: now, limit: limit) else {
-            if !first { logger.notice("\(path): its hidraw node is still not ready at the end of its wait (devices.hidraw_wait): evdev") }
+            if !first { waitIsOver(path) }
             return false
         }
         if first {
@@ -132,6 +132,11 @@ public final class DeviceManager: @unchecked Sendable {
             }
         }
         return true
+    }
+
+    /// A waiting pad's wait ended (at its deadline's look, or a look after it) with its node not ready.
+    private func waitIsOver(_ path: String) {
+        logger.notice("\(path): its hidraw node is still not ready at the end of its wait (devices.hidraw_wait): evdev")
     }
 
     /// Opens a waiting pad again: on a change in /dev's hidraw nodes, or (`final`) at its deadline,

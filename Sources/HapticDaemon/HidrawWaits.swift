@@ -31,6 +31,8 @@ struct HidrawWaits: Sendable {
     @discardableResult
     mutating func settled(_ path: String) -> Bool { deadlines.removeValue(forKey: path) != nil }
 
+    func isWaiting(_ path: String) -> Bool { deadlines[path] != nil }
+
     /// The waiting pads' event nodes, in order.
     var waiting: [String] { deadlines.keys.sorted() }
 }

@@ -13,6 +13,7 @@ import Testing
         outcome = waits.notReady("/dev/input/event7", now: 11, limit: 3)
         #expect(outcome == .wait(until: 14))
         #expect(waits.waiting == ["/dev/input/event5", "/dev/input/event7"])
+        #expect(waits.isWaiting("/dev/input/event5") && !waits.isWaiting("/dev/input/event9"))
         outcome = waits.notReady("/dev/input/event5", now: 13, limit: 3)
         #expect(outcome == .giveUp)
         #expect(waits.waiting == ["/dev/input/event7"], "given up: no longer waiting")
