@@ -40,7 +40,7 @@ public struct DeviceInfo: Equatable, Sendable, Hashable {
 
     /// The built-in (or given) profile that matches this pad, or the generic one.
     public func profile(in profiles: [DeviceProfile] = DeviceProfile.builtIn) -> DeviceProfile {
-        DeviceProfile.forDevice(bus: bus, vendor: vendor, product: product, in: profiles)
+        DeviceProfile.forDevice(bus: bus, vendor: vendor, product: product, name: name, in: profiles)
     }
 }
 

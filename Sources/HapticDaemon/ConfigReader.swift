@@ -231,7 +231,7 @@ struct ConfigReader {
     func profile(_ v: JSONValue, _ key: String, builtIn: [DeviceProfile]) throws(ConfigError) -> DeviceProfile {
         let o = try table(v, key)
         try checkKeys(o, key, [
-            "name", "base", "bus", "vendor", "product", "minimum_update_interval", "quantization", "weak_quantization",
+            "name", "base", "bus", "vendor", "product", "name_contains", "minimum_update_interval", "quantization", "weak_quantization",
             "refresh_interval", "keeps_effect_playing", "update_method", "settles",
             "transient_sharp", "transient_dull", "transient_minimum", "strong_floor", "weak_floor",
         ])
@@ -255,10 +255,18 @@ struct ConfigReader {
                 throw ConfigError(key, "vendor and product go together")
             }
             let bus = try o["bus"].map { v throws(ConfigError) in UInt16(try int(v, "\(key).bus", 0...0xFFFF)) }
+            // Part of the device's name (EVIOCGNAME: at most 255 bytes), for pads that share an ID.
+            let named = try o["name_contains"].map { v throws(ConfigError) in
+                let text = try string(v, "\(key).name_contains")
+                guard (1...255).contains(text.utf8.count) else {
+                    throw ConfigError("\(key).name_contains", "expected 1…255 bytes of a device name, found \(text.utf8.count)")
+                }
+                return text
+            }
             p.matches = [.init(bus: bus, vendor: UInt16(try int(vendor, "\(key).vendor", 0...0xFFFF)),
-                               product: UInt16(try int(product, "\(key).product", 0...0xFFFF)))] + p.matches
-        } else if o["bus"] != nil {
-            throw ConfigError("\(key).bus", "needs vendor and product")
+                               product: UInt16(try int(product, "\(key).product", 0...0xFFFF)), name: named)] + p.matches
+        } else if o["bus"] != nil || o["name_contains"] != nil {
+            throw ConfigError("\(key).\(o["bus"] != nil ? "bus" : "name_contains")", "needs vendor and product")
         }
         if let x = o["minimum_update_interval"] { p.minimumUpdateInterval = try number(x, "\(key).minimum_update_interval", 0...1) }
         func quantization(_ x: JSONValue, _ k: String) throws(ConfigError) -> DeviceProfile.Quantization {

@@ -148,10 +148,10 @@ import Testing
     /// Apple's strings (GameController's _GCNintendoJoyConDevice): a Joy-Con alone, through either backend.
     @Test func switchPadsHaveApplesProductCategories() {
         #expect(Self.controller("switch-pro-bluetooth-hd").productCategory == "Switch Pro Controller")
-        for name in ["joycon-left-bluetooth", "joycon-left-bluetooth-hd"] {
+        for name in ["joycon-left-bluetooth", "joycon-left-bluetooth-hd", "joycon-left-usb", "joycon-left-usb-hd"] {
             #expect(Self.controller(name).productCategory == "Nintendo Switch Joy-Con (L)", "\(name)")
         }
-        for name in ["joycon-right-bluetooth", "joycon-right-bluetooth-hd"] {
+        for name in ["joycon-right-bluetooth", "joycon-right-bluetooth-hd", "joycon-right-usb", "joycon-right-usb-hd"] {
             #expect(Self.controller(name).productCategory == "Nintendo Switch Joy-Con (R)", "\(name)")
         }
     }

@@ -78,7 +78,7 @@ import Testing
     @Test func theProfilesChooseAsMeasured() {
         // docs/devices.md, "The profiles": the VM's METHOD table per driver.
         let inPlace = DeviceProfile.builtIn.filter { $0.updateMethod == .inPlace }.map(\.name)
-        #expect(inPlace == ["switch-pro-usb", "switch-pro-bluetooth", "joycon-left-bluetooth", "joycon-right-bluetooth"])
+        #expect(inPlace == ["switch-pro-usb", "switch-pro-bluetooth", "joycon-left-bluetooth", "joycon-right-bluetooth", "joycon-left-usb", "joycon-right-usb"])
         #expect(DeviceProfile.generic.updateMethod == .play, "an unknown pad is driven as SDL drives it")
         // Settling repairs a lost in-place update; a played value cannot be lost that way.
         #expect(DeviceProfile.builtIn.filter(\.settles).map(\.name) == inPlace)

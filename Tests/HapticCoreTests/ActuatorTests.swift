@@ -123,6 +123,34 @@ import Testing
         }
     }
 
+    /// The charging grip's two Joy-Cons share one USB ID (057E:200E); hid-nintendo names each by the
+    /// type the Joy-Con reports, and the name is what tells them apart.
+    @Test func joyConsInTheChargingGripAreFoundByTheirNames() {
+        let usb = DeviceProfile.busUSB
+        let left = "Nintendo Switch Left Joy-Con (Grip)", right = "Nintendo Switch Right Joy-Con (Grip)"
+        #expect(DeviceProfile.forDevice(bus: usb, vendor: 0x057E, product: 0x200E, name: left).name == "joycon-left-usb")
+        #expect(DeviceProfile.forDevice(bus: usb, vendor: 0x057E, product: 0x200E, name: right).name == "joycon-right-usb")
+        // A grip's half whose name says neither (or is not known) is not guessed at: the generic profile.
+        #expect(DeviceProfile.forDevice(bus: usb, vendor: 0x057E, product: 0x200E, name: "Nintendo Switch Charging Grip").name == "generic")
+        #expect(DeviceProfile.forDevice(bus: usb, vendor: 0x057E, product: 0x200E).name == "generic")
+        // Over Bluetooth a Joy-Con's own ID is enough, whatever its name.
+        #expect(DeviceProfile.forDevice(bus: DeviceProfile.busBluetooth, vendor: 0x057E, product: 0x2006, name: "Joy-Con (L)").name
+                == "joycon-left-bluetooth")
+        let hidraw = DeviceProfile.hidrawBuiltIn
+        #expect(hidraw.first { $0.matches(bus: usb, vendor: 0x057E, product: 0x200E, name: left) }?.name == "joycon-left-usb-hd")
+        #expect(hidraw.first { $0.matches(bus: usb, vendor: 0x057E, product: 0x200E, name: right) }?.name == "joycon-right-usb-hd")
+        #expect(DeviceProfile.joyConLeftUSBHD.actuators == .hdRumbleLeft && DeviceProfile.joyConRightUSBHD.actuators == .hdRumbleRight)
+        #expect(DeviceProfile.joyConLeftUSB.actuators == .leftMotor && DeviceProfile.joyConRightUSB.actuators == .rightMotor)
+        for (p, name) in [(DeviceProfile.joyConLeftUSBHD, left), (.joyConRightUSBHD, right)] {
+            // The Pro's USB pacing and reports; the fallback is the same half through hid-nintendo.
+            #expect(p.minimumUpdateInterval == DeviceProfile.switchProUSBHD.minimumUpdateInterval && p.reports == .switchHDRumble)
+            #expect(DeviceProfile.named(p.evdevFallback ?? "")?.matches(bus: usb, vendor: 0x057E, product: 0x200E, name: name) == true,
+                    "\(p.name) falls back to the evdev profile of the same half")
+            #expect(p.displayName.contains("charging grip"), "\(p.displayName)")
+        }
+        #expect(DeviceProfile.joyConLeftUSB.minimumUpdateInterval == DeviceProfile.switchProUSB.minimumUpdateInterval)
+    }
+
     /// What a layout says it drives (`channels`, which the pipeline's lost-value walk reads) is where
     /// every one of its localities puts a pattern and a rumble, and no more.
     @Test func everyLocalityStaysOnItsLayoutsChannels() throws {

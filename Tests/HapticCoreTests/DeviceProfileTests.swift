@@ -99,7 +99,7 @@ enum Driver {
         #expect(DeviceProfile.switchProBluetooth.minimumUpdateInterval >= DeviceProfile.switchProUSB.minimumUpdateInterval,
                 "input reports come every 15 ms over Bluetooth, 8 ms over USB")
         #expect(DeviceProfile.builtIn.filter(\.keepsEffectPlaying).map(\.name)
-                == ["switch-pro-usb", "switch-pro-bluetooth", "joycon-left-bluetooth", "joycon-right-bluetooth"])
+                == ["switch-pro-usb", "switch-pro-bluetooth", "joycon-left-bluetooth", "joycon-right-bluetooth", "joycon-left-usb", "joycon-right-usb"])
         // A Joy-Con alone is hid-nintendo's code over Bluetooth: the Pro's pacing there.
         for p in [DeviceProfile.joyConLeftBluetooth, .joyConRightBluetooth] {
             #expect(p.minimumUpdateInterval == DeviceProfile.switchProBluetooth.minimumUpdateInterval, "\(p.name)")

@@ -17,7 +17,23 @@ import Testing
         #expect(c.socketPath == "/run/hapticd/hapticd.sock")
         #expect(c.gains["045e:02ea"] == 0.8)
         #expect(c.profiles.first?.name == "my-pad")
-        #expect(c.profiles.first?.matches == [.init(bus: 3, vendor: 0x1234, product: 0x5678)])
+        #expect(c.profiles.first?.matches == [.init(bus: 3, vendor: 0x1234, product: 0x5678, name: "Left Joy-Con")])
+    }
+
+    @Test func aProfileCanNameThePadsItIsFor() throws {
+        let c = try DaemonConfig.parse("""
+            [[devices.profile]]
+            name = "grip-left"
+            base = "joycon-left-usb"
+            bus = 3
+            vendor = 0x057E
+            product = 0x200E
+            name_contains = "Left Joy-Con (Grip)"
+            """)
+        let p = try #require(c.profiles.first { $0.name == "grip-left" })
+        #expect(p.matches(bus: 3, vendor: 0x057E, product: 0x200E, name: "Nintendo Switch Left Joy-Con (Grip)"))
+        #expect(!p.matches(bus: 3, vendor: 0x057E, product: 0x200E, name: "Nintendo Switch Right Joy-Con (Grip)"))
+        #expect(!p.matches(bus: 3, vendor: 0x057E, product: 0x200E), "a named match needs the device's name")
     }
 
     @Test func readsEveryKey() throws {
@@ -119,12 +135,16 @@ import Testing
         ("[devices.gain]\ndefault = 2", "devices.gain.default: 2.0 is out of range 0.0…1.0"),
         ("[[devices.profile]]\nvendor = 1\nproduct = 2", "devices.profile[0].name: missing: every profile has a name"),
         ("[[devices.profile]]\nname = \"x\"\nquantization = \"bits4\"", "devices.profile[0].quantization: expected \"full\", \"bits8\", \"bits7\", \"percent\", \"switch-amplitude\", \"on-off\" or \"on-off-8bit\", found \"bits4\""),
-        ("[[devices.profile]]\nname = \"x\"\nbase = \"nope\"", "devices.profile[0].base: no built-in profile named \"nope\" (known: switch-pro-usb-hd, switch-pro-bluetooth-hd, joycon-left-bluetooth-hd, joycon-right-bluetooth-hd, xbox-bluetooth-triggers, dualsense-bluetooth-waveform, xbox360, xbox-one-usb, xbox-bluetooth, dualshock4, dualshock4-bluetooth, dualshock3, dualshock3-bluetooth, dualsense, dualsense-bluetooth, bigben, switch-pro-usb, switch-pro-bluetooth, joycon-left-bluetooth, joycon-right-bluetooth, generic)"),
+        ("[[devices.profile]]\nname = \"x\"\nbase = \"nope\"", "devices.profile[0].base: no built-in profile named \"nope\" (known: switch-pro-usb-hd, switch-pro-bluetooth-hd, joycon-left-bluetooth-hd, joycon-right-bluetooth-hd, joycon-left-usb-hd, joycon-right-usb-hd, xbox-bluetooth-triggers, dualsense-bluetooth-waveform, xbox360, xbox-one-usb, xbox-bluetooth, dualshock4, dualshock4-bluetooth, dualshock3, dualshock3-bluetooth, dualsense, dualsense-bluetooth, bigben, switch-pro-usb, switch-pro-bluetooth, joycon-left-bluetooth, joycon-right-bluetooth, joycon-left-usb, joycon-right-usb, generic)"),
         ("[[devices.profile]]\nname = \"x\"\nupdate_method = \"sideways\"", "devices.profile[0].update_method: expected \"play\" or \"in-place\", found \"sideways\""),
         ("[devices]\nbackend = \"hid\"", "devices.backend: expected \"auto\" or \"evdev\", found \"hid\""),
         ("[devices]\ndualsense_haptics = \"audio\"", "devices.dualsense_haptics: expected \"waveform\" or \"rumble\", found \"audio\""),
         ("[[devices.profile]]\nname = \"x\"\nsettles = 1", "devices.profile[0].settles: expected true or false, found a number"),
         ("[[devices.profile]]\nname = \"x\"\nvendor = 1", "devices.profile[0]: vendor and product go together"),
+        ("[[devices.profile]]\nname = \"x\"\nname_contains = \"Pad\"", "devices.profile[0].name_contains: needs vendor and product"),
+        ("[[devices.profile]]\nname = \"x\"\nvendor = 1\nproduct = 2\nname_contains = \"\"",
+         "devices.profile[0].name_contains: expected 1…255 bytes of a device name, found 0"),
+        ("[[devices.profile]]\nname = \"x\"\nvendor = 1\nproduct = 2\nname_contains = 3", "devices.profile[0].name_contains: expected a string, found a number"),
     ])
     func badKeysAndValuesAreErrorsNamingTheKey(text: String, message: String) {
         do {
@@ -156,8 +176,9 @@ import Testing
         #expect(byDefault.dualSenseHaptics(for: "DualSense Edge", usbID: "054c:0df2") == .rumble)
         #expect(throws: ConfigError.self) { try DaemonConfig.parse("[devices.dualsense_haptics]\ndefault = \"loud\"\n") }
         let profiles = try DaemonConfig.parse("").profiles
-        #expect(profiles.prefix(5).map(\.name)
-                == ["switch-pro-usb-hd", "switch-pro-bluetooth-hd", "joycon-left-bluetooth-hd", "joycon-right-bluetooth-hd", "xbox-bluetooth-triggers"])
+        #expect(profiles.prefix(7).map(\.name)
+                == ["switch-pro-usb-hd", "switch-pro-bluetooth-hd", "joycon-left-bluetooth-hd", "joycon-right-bluetooth-hd",
+                    "joycon-left-usb-hd", "joycon-right-usb-hd", "xbox-bluetooth-triggers"])
         let pro = DeviceProfile.forDevice(bus: 3, vendor: 0x057E, product: 0x2009, in: profiles)
         #expect(pro.name == "switch-pro-usb", "a pad's evdev profile is never a hidraw one")
     }

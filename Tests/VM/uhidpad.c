@@ -344,7 +344,9 @@ static void ds3_input(struct pad *p) {
 // Joy-Con"). The log decodes both halves and names the one the pad plays (`actuator=`).
 
 // Which Switch pad: 1 Joy-Con (L), 2 Joy-Con (R), 3 Pro Controller — the device info's controller type.
+// In the charging grip (057E:200E, one HID interface per Joy-Con) the ID does not say: the type does.
 static int switch_type(const struct pad *p) {
+    if (p->t->product == 0x200E) return strncmp(p->t->type, "joycon-l", 8) == 0 ? 1 : 2;
     return p->t->product == 0x2006 ? 1 : p->t->product == 0x2007 ? 2 : 3;
 }
 // Which rumble half the pad plays: the left actuator (bytes 2–5), the right (6–9), or both.
@@ -352,8 +354,9 @@ static const char *switch_actuator(const struct pad *p) {
     int k = switch_type(p);
     return k == 1 ? "left" : k == 2 ? "right" : "both";
 }
-// Input report length: a Joy-Con's are the descriptor's 49 bytes; the Pro emulation's stay 64.
-static size_t switch_report_len(const struct pad *p) { return switch_type(p) == 3 ? 64 : 49; }
+// Input report length: a Joy-Con's over Bluetooth are the descriptor's 49 bytes; over USB (the grip,
+// with the Pro's USB descriptor) and the Pro emulation's, 64.
+static size_t switch_report_len(const struct pad *p) { return switch_type(p) == 3 || p->t->bus == BUS_USB ? 64 : 49; }
 
 // hid-nintendo's amplitude table (amp field, 0…1003) by step: the published rumble table
 // (dekuNukem/Nintendo_Switch_Reverse_Engineering, rumble_data_table.md) the driver encodes with.
@@ -631,6 +634,13 @@ static const struct padtype types[] = {
      RD(rdesc_switch_bt), "a0:5a:5d:00:40:02", "switch,switch", no_reports, switch_output, 15, switch_input, NULL, "down"},
     {"joycon-r-bt", "Joy-Con (R)", "Nintendo Switch Right Joy-Con", BUS_BLUETOOTH, 0x057E, 0x2007,
      RD(rdesc_switch_bt), "a0:5a:5d:00:40:03", "switch,switch", no_reports, switch_output, 15, switch_input, NULL, "b"},
+    // Joy-Cons in the charging grip over USB (057E:200E, one HID interface each): the Pro's USB protocol
+    // (handshake, 64-byte reports every 8 ms) with the Joy-Con's controller type; hid-nintendo names
+    // each from that type.
+    {"joycon-l-grip", "Nintendo Co., Ltd. Nintendo Switch Charging Grip", "Nintendo Switch Left Joy-Con (Grip)", BUS_USB,
+     0x057E, 0x200E, RD(rdesc_switch_pro_usb), "", "switch,switch", no_reports, switch_output, 8, switch_input, NULL, "down"},
+    {"joycon-r-grip", "Nintendo Co., Ltd. Nintendo Switch Charging Grip", "Nintendo Switch Right Joy-Con (Grip)", BUS_USB,
+     0x057E, 0x200E, RD(rdesc_switch_pro_usb), "", "switch,switch", no_reports, switch_output, 8, switch_input, NULL, "b"},
     {"xbox-series-bt", "Xbox Wireless Controller", "Xbox Wireless Controller", BUS_BLUETOOTH, 0x045E, 0x0B13,
      RD(rdesc_xbox_series_bt), "a0:5a:5d:00:30:01", "percent,percent", xbox_get_report, xbox_output, 0, NULL, xbox_button, "a"},
     {"xbox-one-s-bt", "Xbox Wireless Controller", "Xbox Wireless Controller", BUS_BLUETOOTH, 0x045E, 0x02FD,

@@ -9,10 +9,23 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         public var bus: UInt16?
         public var vendor: UInt16
         public var product: UInt16
-        public init(bus: UInt16? = nil, vendor: UInt16, product: UInt16) {
+        /// Text the device's name (its kernel driver's, `EVIOCGNAME`) must contain; nil: any name. For
+        /// one USB ID behind which different pads sit: hid-nintendo names the two halves of a Joy-Con
+        /// charging grip (057E:200E, one HID interface per Joy-Con) "Nintendo Switch Left Joy-Con
+        /// (Grip)" and "Nintendo Switch Right Joy-Con (Grip)", from the controller type the Joy-Con
+        /// itself reports.
+        public var name: String?
+        public init(bus: UInt16? = nil, vendor: UInt16, product: UInt16, name: String? = nil) {
             self.bus = bus
             self.vendor = vendor
             self.product = product
+            self.name = name
+        }
+
+        /// Whether a device with these ids and this name (nil: not known) is this match's.
+        public func accepts(bus: UInt16, vendor: UInt16, product: UInt16, name: String?) -> Bool {
+            (self.bus == nil || self.bus == bus) && self.vendor == vendor && self.product == product
+                && (self.name.map { want in name?.contains(want) ?? false } ?? true)
         }
     }
 
@@ -300,9 +313,10 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         return q
     }
 
-    /// Whether this profile is meant for the device with these ids.
-    public func matches(bus: UInt16, vendor: UInt16, product: UInt16) -> Bool {
-        matches.contains { ($0.bus == nil || $0.bus == bus) && $0.vendor == vendor && $0.product == product }
+    /// Whether this profile is meant for the device with these ids and name (a match that names a
+    /// pad by its name does not accept a device whose name is not given).
+    public func matches(bus: UInt16, vendor: UInt16, product: UInt16, name: String? = nil) -> Bool {
+        matches.contains { $0.accepts(bus: bus, vendor: vendor, product: product, name: name) }
     }
 }
 
@@ -419,17 +433,32 @@ extension DeviceProfile {
     /// A Joy-Con (R) alone: its one motor the weak magnitude (the report's right half).
     public static let joyConRightBluetooth = switchProBluetooth.joyCon(left: false)
 
+    /// A Joy-Con (L) in the charging grip over USB (057E:200E; hid-nintendo binds each Joy-Con of the
+    /// grip as a pad of its own, named by the type the Joy-Con reports): the Switch Pro's USB profile
+    /// (the same driver code: USB handshake, 3 Mbit/s, the same pacing) with the Joy-Con's one motor.
+    public static let joyConLeftUSB = switchProUSB.joyCon(left: true)
+    /// A Joy-Con (R) in the charging grip over USB.
+    public static let joyConRightUSB = switchProUSB.joyCon(left: false)
+
     /// This Switch Pro profile (`switch-pro…`) for a Joy-Con alone over the same link: the Joy-Con's
     /// ID, name and one actuator, the rest — pacing, quantization, reports — the Pro's, whose driver
     /// code and report a Joy-Con shares. `rumble` becomes the one motor the Joy-Con feels, `hd-rumble`
-    /// its one HD actuator.
+    /// its one HD actuator. Over Bluetooth a Joy-Con has an ID of its own (057E:2006, 2007); over USB
+    /// it sits in the charging grip, whose one ID (057E:200E) both halves share, told apart by the name
+    /// hid-nintendo gives each ("… Left Joy-Con (Grip)", "… Right Joy-Con (Grip)").
     func joyCon(left: Bool) -> DeviceProfile {
         let id = left ? "joycon-left" : "joycon-right"
         func renamed(_ s: String) -> String { s.hasPrefix("switch-pro") ? id + s.dropFirst("switch-pro".count) : s }
         var p = self
+        let grip = matches.allSatisfy { $0.bus == Self.busUSB }
         p.name = renamed(name)
-        p.displayName = (left ? "Joy-Con (L)" : "Joy-Con (R)") + displayName.dropFirst("Switch Pro Controller".count)
-        p.matches = matches.map { Match(bus: $0.bus, vendor: 0x057E, product: left ? 0x2006 : 0x2007) }
+        p.displayName = (left ? "Joy-Con (L)" : "Joy-Con (R)") + (grip ? " in the charging grip" : "")
+            + displayName.dropFirst("Switch Pro Controller".count)
+        p.matches = matches.map {
+            $0.bus == Self.busUSB
+                ? Match(bus: $0.bus, vendor: 0x057E, product: 0x200E, name: left ? "Left Joy-Con" : "Right Joy-Con")
+                : Match(bus: $0.bus, vendor: 0x057E, product: left ? 0x2006 : 0x2007)
+        }
         p.actuators = actuators == .hdRumble ? (left ? .hdRumbleLeft : .hdRumbleRight) : (left ? .leftMotor : .rightMotor)
         p.evdevFallback = evdevFallback.map(renamed)
         return p
@@ -438,7 +467,8 @@ extension DeviceProfile {
     /// Built-in profiles, most specific first; `generic` last.
     public static let builtIn: [DeviceProfile] = [
         xbox360, xboxOneUSB, xboxBluetooth, dualShock4, dualShock4Bluetooth, dualShock3, dualShock3Bluetooth, dualSense,
-        dualSenseBluetooth, bigben, switchProUSB, switchProBluetooth, joyConLeftBluetooth, joyConRightBluetooth, generic,
+        dualSenseBluetooth, bigben, switchProUSB, switchProBluetooth, joyConLeftBluetooth, joyConRightBluetooth, joyConLeftUSB,
+        joyConRightUSB, generic,
     ]
 
     public static func named(_ name: String, in profiles: [DeviceProfile] = allBuiltIn) -> DeviceProfile? {
@@ -447,9 +477,9 @@ extension DeviceProfile {
 
     /// The evdev profile for a device, or `generic` (hidraw profiles are chosen apart: `reports`).
     public static func forDevice(
-        bus: UInt16, vendor: UInt16, product: UInt16, in profiles: [DeviceProfile] = builtIn
+        bus: UInt16, vendor: UInt16, product: UInt16, name: String? = nil, in profiles: [DeviceProfile] = builtIn
     ) -> DeviceProfile {
-        profiles.first { $0.reports == nil && $0.matches(bus: bus, vendor: vendor, product: product) } ?? generic
+        profiles.first { $0.reports == nil && $0.matches(bus: bus, vendor: vendor, product: product, name: name) } ?? generic
     }
 
     /// Every built-in profile, hidraw and evdev.

@@ -30,6 +30,13 @@ extension DeviceProfile {
     /// A Joy-Con (R) alone over Bluetooth, HD rumble (the report's right half).
     public static let joyConRightBluetoothHD = switchProBluetoothHD.joyCon(left: false)
 
+    /// A Joy-Con (L) in the charging grip over USB, HD rumble: the grip's interface for that Joy-Con
+    /// (057E:200E, named "… Left Joy-Con (Grip)" by hid-nintendo) takes the Pro's USB reports, paced as
+    /// the Pro over USB (the grip's interrupt OUT endpoint: 8 ms).
+    public static let joyConLeftUSBHD = switchProUSBHD.joyCon(left: true)
+    /// A Joy-Con (R) in the charging grip over USB, HD rumble.
+    public static let joyConRightUSBHD = switchProUSBHD.joyCon(left: false)
+
     /// Xbox One / Series over Bluetooth with its trigger motors: report `0x03`, 0…100 per motor.
     /// SDL's HIDAPI driver holds a Bluetooth pad busy for 50 ms after each rumble report.
     public static let xboxBluetoothTriggers = DeviceProfile(
@@ -53,7 +60,7 @@ extension DeviceProfile {
 
     /// The hidraw profiles, tried before `builtIn` where the pad's hidraw node can be used.
     public static let hidrawBuiltIn: [DeviceProfile] = [
-        switchProUSBHD, switchProBluetoothHD, joyConLeftBluetoothHD, joyConRightBluetoothHD, xboxBluetoothTriggers,
-        dualSenseBluetoothWaveform,
+        switchProUSBHD, switchProBluetoothHD, joyConLeftBluetoothHD, joyConRightBluetoothHD, joyConLeftUSBHD,
+        joyConRightUSBHD, xboxBluetoothTriggers, dualSenseBluetoothWaveform,
     ]
 }

@@ -61,7 +61,9 @@ extension DaemonState {
         let p = record.profile
         let builtIn = DeviceProfile.named(p.name)
         let source = builtIn == p ? "built-in" : (builtIn == nil ? "configuration (a new profile)" : "configuration (a changed built-in)")
-        let matched = p.matches.contains { $0.vendor == record.info.vendor && $0.product == record.info.product }
+        let matched = p.matches.contains {
+            $0.vendor == record.info.vendor && $0.product == record.info.product && ($0.name.map(record.info.name.contains) ?? true)
+        }
             ? "bus \(record.info.bus), \(record.info.usbID)" : "none: no profile names this pad, so the generic one applies"
         func range(_ min: Double, _ max: Double, _ def: Double) -> JSONValue {
             .object(JSONObject(["min": .number(min), "max": .number(max), "default": .number(def)]))

@@ -305,7 +305,7 @@ public func waitForExit(_ pid: pid_t, timeout: Double, poll: () -> Void) -> Int3
 }
 
 /// The hidraw node (/dev/hidrawN) of the HID device `hidID` (BBBB:VVVV:PPPP), from sysfs.
-public func hidrawNodeOf(_ hidID: String) -> String? {
+public func hidrawNodeOf(_ hidID: String, inputName: String? = nil) -> String? {
     guard let dir = opendir("/sys/class/hidraw") else { return nil }
     defer { closedir(dir) }
     while let e = readdir(dir) {
@@ -315,7 +315,27 @@ public func hidrawNodeOf(_ hidID: String) -> String? {
         let n = readlink("/sys/class/hidraw/\(name)/device", &buf, buf.count - 1)
         guard n > 0 else { continue }
         let target = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if target.split(separator: "/").last?.hasPrefix(hidID + ".") == true { return "/dev/\(name)" }
+        guard target.split(separator: "/").last?.hasPrefix(hidID + ".") == true else { continue }
+        // Pads that share an ID (the charging grip's two Joy-Cons): the one whose input device has this name.
+        if let inputName, !inputNames(ofHIDDevice: "/sys/class/hidraw/\(name)/device").contains(inputName) { continue }
+        return "/dev/\(name)"
     }
     return nil
+}
+
+/// The names of the input devices a HID device (its sysfs directory) has made.
+public func inputNames(ofHIDDevice path: String) -> [String] {
+    guard let dir = opendir(path + "/input") else { return [] }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let e = readdir(dir) {
+        let entry = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard entry.hasPrefix("input"), let f = fopen("\(path)/input/\(entry)/name", "r") else { continue }
+        var buf = [CChar](repeating: 0, count: 256)
+        if fgets(&buf, Int32(buf.count), f) != nil {
+            names.append(String(decoding: buf.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        fclose(f)
+    }
+    return names
 }

@@ -1,6 +1,6 @@
 // Runs inside the qemu VM: the real, release hapticd (default backend `auto`) drives emulated pads
-// through their hidraw nodes — Switch Pro over USB and Bluetooth and the single Joy-Cons (L) and (R)
-// over Bluetooth (HD rumble, output report 0x10) and the Xbox Series pad over Bluetooth (report 0x03
+// through their hidraw nodes — Switch Pro over USB and Bluetooth, the single Joy-Cons (L) and (R)
+// over Bluetooth and the two Joy-Cons of a charging grip over USB (HD rumble, output report 0x10) and the Xbox Series pad over Bluetooth (report 0x03
 // with the trigger motors) — while the kernel's own hid-nintendo and hid-microsoft stay bound. The pads' logs (uhidpad: every HD-rumble packet's four
 // bands, every Xbox report's motors and triggers) are the ground truth, hapticd's `--trace` what it
 // meant. docs/testing.md ("45-hidraw") describes each check.
@@ -301,7 +301,7 @@ func nearAmplitude(_ logged: Int, _ x: Double) -> Bool { abs(Double(logged) - x 
 @MainActor func checkCapabilities(_ pad: Pad, _ c: JSONObject?) {
     guard let c else { return check(false, "\(pad.type): capabilities") }
     let node = string(c["hidraw_node"]) ?? ""
-    let own = hidrawNodeOf(pad.hidID) ?? "?"
+    let own = hidrawNodeOf(pad.hidID, inputName: pad.inputName) ?? "?"
     pad.hidrawNode = own
     pad.interval = number(c["minimum_update_interval"]) ?? 0
     check(string(c["backend"]) == "hidraw" && node == own && string(c["profile"]) == pad.expectedProfile,
@@ -889,8 +889,8 @@ for pad in pads where pad.device >= 0 {
 // 3. Fallback: hapticd as an unprivileged user who may open the evdev nodes and every hidraw node but
 // the Switch Pro USB pad's and the left Joy-Con's: those fall back to evdev, with the reason, and
 // still rumble.
-/// The evdev profile each denied pad falls back to.
-let deniedProfiles = ["switch-pro-usb": "switch-pro-usb", "joycon-l-bt": "joycon-left-bluetooth"]
+/// The evdev profile each denied pad falls back to (the grip's right Joy-Con: hid-nintendo over USB).
+let deniedProfiles = ["switch-pro-usb": "switch-pro-usb", "joycon-l-bt": "joycon-left-bluetooth", "joycon-r-grip": "joycon-right-usb"]
 for pad in pads {
     chmod(pad.node, 0o666)
     if !pad.hidrawNode.isEmpty { chmod(pad.hidrawNode, deniedProfiles[pad.type] != nil ? 0 : 0o666) }
@@ -943,8 +943,8 @@ if startDaemon(config: "/tmp/hapticd-evdev.toml", trace: "/tmp/hidraw-trace-evde
         let c = c3[pad.type]
         let why = string(c?["backend_fallback"]) ?? ""
         if let side = pad.joyCon {
-            // A Joy-Con's evdev profile is its own (hid-nintendo's FF_RUMBLE, paced as the Pro over Bluetooth).
-            let profile = "joycon-\(side)-bluetooth"
+            // A Joy-Con's evdev profile is its own (hid-nintendo's FF_RUMBLE, paced as the Pro on the same link).
+            let profile = "joycon-\(side)-\(pad.bus == 0x03 ? "usb" : "bluetooth")"
             check(string(c?["backend"]) == "evdev" && why.contains("evdev") && string(c?["profile"]) == profile,
                   "\(pad.type): [devices] backend = \"evdev\": capabilities say evdev (\"\(why)\"), profile \(profile)",
                   "backend \(string(c?["backend"]) ?? "-") profile \(string(c?["profile"]) ?? "-") actuators \(string(c?["actuators"]) ?? "-")")
@@ -976,7 +976,9 @@ if startDaemon(config: "/tmp/hapticd-evdev.toml", trace: "/tmp/hidraw-trace-evde
 // same emulation as a USB HID gadget on dummy_hcd (uhidpad --transport hidg), which usbhid and
 // hid-nintendo bind like a plugged-in pad; hapticd and SDL are both measured on it.
 var gadgetPID: pid_t = 0
-var sdlPads = pads.filter { $0.device >= 0 }
+// The charging grip's Joy-Cons are uhid pads on the USB bus, which SDL 2.26's hidapi does not list
+// (below): hapticd alone is measured on them.
+var sdlPads = pads.filter { $0.device >= 0 && !$0.type.hasSuffix("-grip") }
 if let usb = pads.first(where: { $0.type == "switch-pro-usb" }) {
     kill(usb.emulatorPID, SIGTERM)
     let gone = waitUntil(5) { hidrawNodeOf(usb.hidID) == nil }

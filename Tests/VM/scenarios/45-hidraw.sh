@@ -1,5 +1,6 @@
 # The real hapticd (release, default backend auto) drives emulated pads through their hidraw nodes —
-# Switch Pro over USB and Bluetooth and the single Joy-Cons (L) and (R) over Bluetooth (HD rumble), the
+# Switch Pro over USB and Bluetooth, the single Joy-Cons (L) and (R) over Bluetooth and the two of a
+# charging grip over USB (HD rumble), the
 # Xbox Series pad over Bluetooth (trigger motors) —
 # with the kernel's hid-nintendo and hid-microsoft still bound; then SDL2's HIDAPI path on the same
 # pads for comparison (hidraw-vmtest; docs/testing.md, "45-hidraw").
@@ -9,6 +10,8 @@ switch-pro-usb:switch-pro-usb-hd
 switch-pro-bt:switch-pro-bluetooth-hd
 joycon-l-bt:joycon-left-bluetooth-hd
 joycon-r-bt:joycon-right-bluetooth-hd
+joycon-l-grip:joycon-left-usb-hd
+joycon-r-grip:joycon-right-usb-hd
 xbox-series-bt:xbox-bluetooth-triggers
 "
 types=""
