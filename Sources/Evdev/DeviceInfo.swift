@@ -17,11 +17,16 @@ public struct DeviceInfo: Equatable, Sendable, Hashable {
     public var effectSlots: Int
     public var hasRumble: Bool
     public var supportsGain: Bool
+    /// The analog sticks it reports (`ABS_X`/`ABS_Y`, `ABS_RX`/`ABS_RY`): what tells the charging
+    /// grip's two Joy-Cons apart (`DeviceProfile.Match.sticks`).
+    public var sticks: DeviceProfile.Sticks
 
     public init(
         path: String, name: String, bus: UInt16, vendor: UInt16, product: UInt16, version: UInt16,
-        phys: String? = nil, uniq: String? = nil, effectSlots: Int, hasRumble: Bool, supportsGain: Bool
+        phys: String? = nil, uniq: String? = nil, effectSlots: Int, hasRumble: Bool, supportsGain: Bool,
+        sticks: DeviceProfile.Sticks = []
     ) {
+        self.sticks = sticks
         self.path = path
         self.name = name
         self.bus = bus
@@ -40,7 +45,7 @@ public struct DeviceInfo: Equatable, Sendable, Hashable {
 
     /// The built-in (or given) profile that matches this pad, or the generic one.
     public func profile(in profiles: [DeviceProfile] = DeviceProfile.builtIn) -> DeviceProfile {
-        DeviceProfile.forDevice(bus: bus, vendor: vendor, product: product, name: name, in: profiles)
+        DeviceProfile.forDevice(bus: bus, vendor: vendor, product: product, name: name, sticks: sticks, in: profiles)
     }
 }
 
@@ -66,7 +71,17 @@ func probe(fd: Int32, path: String) throws(DeviceError) -> DeviceInfo {
         phys: string(libevdev_get_phys(dev)), uniq: string(libevdev_get_uniq(dev)),
         effectSlots: Int(slots),
         hasRumble: hasFF && libevdev_has_event_code(dev, UInt32(EV_FF), UInt32(FF_RUMBLE)) != 0,
-        supportsGain: hasFF && libevdev_has_event_code(dev, UInt32(EV_FF), UInt32(FF_GAIN)) != 0)
+        supportsGain: hasFF && libevdev_has_event_code(dev, UInt32(EV_FF), UInt32(FF_GAIN)) != 0,
+        sticks: sticks(dev))
+}
+
+/// The analog sticks a device reports: left for `ABS_X` and `ABS_Y`, right for `ABS_RX` and `ABS_RY`.
+private func sticks(_ dev: OpaquePointer) -> DeviceProfile.Sticks {
+    func has(_ code: Int32) -> Bool { libevdev_has_event_code(dev, UInt32(EV_ABS), UInt32(code)) != 0 }
+    var s: DeviceProfile.Sticks = []
+    if has(ABS_X) && has(ABS_Y) { s.insert(.left) }
+    if has(ABS_RX) && has(ABS_RY) { s.insert(.right) }
+    return s
 }
 
 /// Finding rumble pads among `/dev/input/event*`.

@@ -60,7 +60,7 @@ public enum HidrawBackend {
 
     /// The hidraw profile for a pad, if any (`hidrawBuiltIn` first, then any configured hidraw profile).
     public static func profile(for info: DeviceInfo, in profiles: [DeviceProfile]) -> DeviceProfile? {
-        profiles.first { $0.reports != nil && $0.matches(bus: info.bus, vendor: info.vendor, product: info.product, name: info.name) }
+        profiles.first { $0.reports != nil && $0.matches(bus: info.bus, vendor: info.vendor, product: info.product, name: info.name, sticks: info.sticks) }
     }
 
     /// Opens the hidraw node of the HID device behind the pad's event node, checks that the kernel

@@ -1,3 +1,4 @@
+import Foundation
 import HapticCore
 import Testing
 
@@ -123,32 +124,44 @@ import Testing
         }
     }
 
-    /// The charging grip's two Joy-Cons share one USB ID (057E:200E); hid-nintendo names each by the
-    /// type the Joy-Con reports, and the name is what tells them apart.
-    @Test func joyConsInTheChargingGripAreFoundByTheirNames() {
+    /// The charging grip's two Joy-Cons share one USB ID (057E:200E); hid-nintendo gives each the stick
+    /// of the type the Joy-Con reports, and that is what tells them apart — on Linux 6.8 and later
+    /// both carry the grip's own name.
+    @Test func joyConsInTheChargingGripAreFoundByTheirSticks() {
         let usb = DeviceProfile.busUSB
-        let left = "Nintendo Switch Left Joy-Con (Grip)", right = "Nintendo Switch Right Joy-Con (Grip)"
-        #expect(DeviceProfile.forDevice(bus: usb, vendor: 0x057E, product: 0x200E, name: left).name == "joycon-left-usb")
-        #expect(DeviceProfile.forDevice(bus: usb, vendor: 0x057E, product: 0x200E, name: right).name == "joycon-right-usb")
-        // A grip's half whose name says neither (or is not known) is not guessed at: the generic profile.
-        #expect(DeviceProfile.forDevice(bus: usb, vendor: 0x057E, product: 0x200E, name: "Nintendo Switch Charging Grip").name == "generic")
-        #expect(DeviceProfile.forDevice(bus: usb, vendor: 0x057E, product: 0x200E).name == "generic")
-        // Over Bluetooth a Joy-Con's own ID is enough, whatever its name.
-        #expect(DeviceProfile.forDevice(bus: DeviceProfile.busBluetooth, vendor: 0x057E, product: 0x2006, name: "Joy-Con (L)").name
+        func profile(_ name: String, _ sticks: DeviceProfile.Sticks?) -> String {
+            DeviceProfile.forDevice(bus: usb, vendor: 0x057E, product: 0x200E, name: name, sticks: sticks).name
+        }
+        // 6.1's names, and 6.8's (the grip's product string for both halves): the sticks decide.
+        for (left, right) in [("Nintendo Switch Left Joy-Con (Grip)", "Nintendo Switch Right Joy-Con (Grip)"),
+                              ("Nintendo Co., Ltd. Nintendo Switch Charging Grip", "Nintendo Co., Ltd. Nintendo Switch Charging Grip")] {
+            #expect(profile(left, .left) == "joycon-left-usb")
+            #expect(profile(right, .right) == "joycon-right-usb")
+        }
+        // A grip's half with both sticks, none, or sticks not known is not guessed at: the generic profile.
+        #expect(profile("Nintendo Switch Left Joy-Con (Grip)", [.left, .right]) == "generic")
+        #expect(profile("Nintendo Switch Left Joy-Con (Grip)", []) == "generic")
+        #expect(profile("Nintendo Switch Left Joy-Con (Grip)", nil) == "generic")
+        // Over Bluetooth a Joy-Con's own ID is enough, whatever it reports.
+        #expect(DeviceProfile.forDevice(bus: DeviceProfile.busBluetooth, vendor: 0x057E, product: 0x2006, sticks: .left).name
                 == "joycon-left-bluetooth")
+        #expect(DeviceProfile.forDevice(bus: DeviceProfile.busBluetooth, vendor: 0x057E, product: 0x2006).name == "joycon-left-bluetooth")
         let hidraw = DeviceProfile.hidrawBuiltIn
-        #expect(hidraw.first { $0.matches(bus: usb, vendor: 0x057E, product: 0x200E, name: left) }?.name == "joycon-left-usb-hd")
-        #expect(hidraw.first { $0.matches(bus: usb, vendor: 0x057E, product: 0x200E, name: right) }?.name == "joycon-right-usb-hd")
+        #expect(hidraw.first { $0.matches(bus: usb, vendor: 0x057E, product: 0x200E, sticks: .left) }?.name == "joycon-left-usb-hd")
+        #expect(hidraw.first { $0.matches(bus: usb, vendor: 0x057E, product: 0x200E, sticks: .right) }?.name == "joycon-right-usb-hd")
         #expect(DeviceProfile.joyConLeftUSBHD.actuators == .hdRumbleLeft && DeviceProfile.joyConRightUSBHD.actuators == .hdRumbleRight)
         #expect(DeviceProfile.joyConLeftUSB.actuators == .leftMotor && DeviceProfile.joyConRightUSB.actuators == .rightMotor)
-        for (p, name) in [(DeviceProfile.joyConLeftUSBHD, left), (.joyConRightUSBHD, right)] {
+        for (p, sticks) in [(DeviceProfile.joyConLeftUSBHD, DeviceProfile.Sticks.left), (.joyConRightUSBHD, .right)] {
             // The Pro's USB pacing and reports; the fallback is the same half through hid-nintendo.
             #expect(p.minimumUpdateInterval == DeviceProfile.switchProUSBHD.minimumUpdateInterval && p.reports == .switchHDRumble)
-            #expect(DeviceProfile.named(p.evdevFallback ?? "")?.matches(bus: usb, vendor: 0x057E, product: 0x200E, name: name) == true,
+            #expect(DeviceProfile.named(p.evdevFallback ?? "")?.matches(bus: usb, vendor: 0x057E, product: 0x200E, sticks: sticks) == true,
                     "\(p.name) falls back to the evdev profile of the same half")
             #expect(p.displayName.contains("charging grip"), "\(p.displayName)")
         }
         #expect(DeviceProfile.joyConLeftUSB.minimumUpdateInterval == DeviceProfile.switchProUSB.minimumUpdateInterval)
+        // Codable: a match without the newer fields reads as before.
+        let old = #"{"vendor":1406,"product":8201,"bus":3}"#
+        #expect((try? JSONDecoder().decode(DeviceProfile.Match.self, from: Data(old.utf8))) == .init(bus: 3, vendor: 0x057E, product: 0x2009))
     }
 
     /// What a layout says it drives (`channels`, which the pipeline's lost-value walk reads) is where

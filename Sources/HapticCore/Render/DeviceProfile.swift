@@ -10,23 +10,39 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         public var vendor: UInt16
         public var product: UInt16
         /// Text the device's name (its kernel driver's, `EVIOCGNAME`) must contain; nil: any name. For
-        /// one USB ID behind which different pads sit: hid-nintendo names the two halves of a Joy-Con
-        /// charging grip (057E:200E, one HID interface per Joy-Con) "Nintendo Switch Left Joy-Con
-        /// (Grip)" and "Nintendo Switch Right Joy-Con (Grip)", from the controller type the Joy-Con
-        /// itself reports.
+        /// pads that share one ID but not a name (the configuration's `name_contains`).
         public var name: String?
-        public init(bus: UInt16? = nil, vendor: UInt16, product: UInt16, name: String? = nil) {
+        /// The analog sticks the device must report, exactly; nil: any. For one ID behind which
+        /// different pads sit that the name does not tell apart on every kernel: the two Joy-Cons of
+        /// a charging grip (057E:200E, one HID interface each) — hid-nintendo gives the left one the
+        /// left stick (`ABS_X`/`ABS_Y`) and the right one the right stick (`ABS_RX`/`ABS_RY`), from
+        /// the controller type the Joy-Con reports, in every version that binds the grip (5.16 on);
+        /// its names for them ("Nintendo Switch Left Joy-Con (Grip)") are the grip's own product
+        /// string for both from 6.8 on.
+        public var sticks: Sticks?
+        public init(bus: UInt16? = nil, vendor: UInt16, product: UInt16, name: String? = nil, sticks: Sticks? = nil) {
             self.bus = bus
             self.vendor = vendor
             self.product = product
             self.name = name
+            self.sticks = sticks
         }
 
-        /// Whether a device with these ids and this name (nil: not known) is this match's.
-        public func accepts(bus: UInt16, vendor: UInt16, product: UInt16, name: String?) -> Bool {
+        /// Whether a device with these ids, this name and these sticks (nil: not known) is this match's.
+        public func accepts(bus: UInt16, vendor: UInt16, product: UInt16, name: String?, sticks: Sticks?) -> Bool {
             (self.bus == nil || self.bus == bus) && self.vendor == vendor && self.product == product
                 && (self.name.map { want in name?.contains(want) ?? false } ?? true)
+                && (self.sticks.map { want in sticks == want } ?? true)
         }
+    }
+
+    /// A pad's analog sticks, as its evdev device reports them: `left` for `ABS_X` and `ABS_Y`,
+    /// `right` for `ABS_RX` and `ABS_RY`.
+    public struct Sticks: OptionSet, Equatable, Hashable, Sendable, Codable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let left = Sticks(rawValue: 1)
+        public static let right = Sticks(rawValue: 2)
     }
 
     /// How the driver reduces a 16-bit magnitude before it reaches the motor, exactly as its code does
@@ -313,10 +329,10 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         return q
     }
 
-    /// Whether this profile is meant for the device with these ids and name (a match that names a
-    /// pad by its name does not accept a device whose name is not given).
-    public func matches(bus: UInt16, vendor: UInt16, product: UInt16, name: String? = nil) -> Bool {
-        matches.contains { $0.accepts(bus: bus, vendor: vendor, product: product, name: name) }
+    /// Whether this profile is meant for the device with these ids, name and sticks (a match that
+    /// asks for a name or sticks does not accept a device whose name or sticks are not given).
+    public func matches(bus: UInt16, vendor: UInt16, product: UInt16, name: String? = nil, sticks: Sticks? = nil) -> Bool {
+        matches.contains { $0.accepts(bus: bus, vendor: vendor, product: product, name: name, sticks: sticks) }
     }
 }
 
@@ -434,8 +450,9 @@ extension DeviceProfile {
     public static let joyConRightBluetooth = switchProBluetooth.joyCon(left: false)
 
     /// A Joy-Con (L) in the charging grip over USB (057E:200E; hid-nintendo binds each Joy-Con of the
-    /// grip as a pad of its own, named by the type the Joy-Con reports): the Switch Pro's USB profile
-    /// (the same driver code: USB handshake, 3 Mbit/s, the same pacing) with the Joy-Con's one motor.
+    /// grip as a pad of its own, with the stick of the type the Joy-Con reports): the Switch Pro's USB
+    /// profile (the same driver code: USB handshake, 3 Mbit/s, the same pacing) with the Joy-Con's one
+    /// motor.
     public static let joyConLeftUSB = switchProUSB.joyCon(left: true)
     /// A Joy-Con (R) in the charging grip over USB.
     public static let joyConRightUSB = switchProUSB.joyCon(left: false)
@@ -444,8 +461,8 @@ extension DeviceProfile {
     /// ID, name and one actuator, the rest — pacing, quantization, reports — the Pro's, whose driver
     /// code and report a Joy-Con shares. `rumble` becomes the one motor the Joy-Con feels, `hd-rumble`
     /// its one HD actuator. Over Bluetooth a Joy-Con has an ID of its own (057E:2006, 2007); over USB
-    /// it sits in the charging grip, whose one ID (057E:200E) both halves share, told apart by the name
-    /// hid-nintendo gives each ("… Left Joy-Con (Grip)", "… Right Joy-Con (Grip)").
+    /// it sits in the charging grip, whose one ID (057E:200E) both halves share, told apart by the one
+    /// stick hid-nintendo gives each (`Match.sticks`).
     func joyCon(left: Bool) -> DeviceProfile {
         let id = left ? "joycon-left" : "joycon-right"
         func renamed(_ s: String) -> String { s.hasPrefix("switch-pro") ? id + s.dropFirst("switch-pro".count) : s }
@@ -456,7 +473,7 @@ extension DeviceProfile {
             + displayName.dropFirst("Switch Pro Controller".count)
         p.matches = matches.map {
             $0.bus == Self.busUSB
-                ? Match(bus: $0.bus, vendor: 0x057E, product: 0x200E, name: left ? "Left Joy-Con" : "Right Joy-Con")
+                ? Match(bus: $0.bus, vendor: 0x057E, product: 0x200E, sticks: left ? .left : .right)
                 : Match(bus: $0.bus, vendor: 0x057E, product: left ? 0x2006 : 0x2007)
         }
         p.actuators = actuators == .hdRumble ? (left ? .hdRumbleLeft : .hdRumbleRight) : (left ? .leftMotor : .rightMotor)
@@ -477,9 +494,9 @@ extension DeviceProfile {
 
     /// The evdev profile for a device, or `generic` (hidraw profiles are chosen apart: `reports`).
     public static func forDevice(
-        bus: UInt16, vendor: UInt16, product: UInt16, name: String? = nil, in profiles: [DeviceProfile] = builtIn
+        bus: UInt16, vendor: UInt16, product: UInt16, name: String? = nil, sticks: Sticks? = nil, in profiles: [DeviceProfile] = builtIn
     ) -> DeviceProfile {
-        profiles.first { $0.reports == nil && $0.matches(bus: bus, vendor: vendor, product: product, name: name) } ?? generic
+        profiles.first { $0.reports == nil && $0.matches(bus: bus, vendor: vendor, product: product, name: name, sticks: sticks) } ?? generic
     }
 
     /// Every built-in profile, hidraw and evdev.

@@ -31,8 +31,8 @@ extension DeviceProfile {
     public static let joyConRightBluetoothHD = switchProBluetoothHD.joyCon(left: false)
 
     /// A Joy-Con (L) in the charging grip over USB, HD rumble: the grip's interface for that Joy-Con
-    /// (057E:200E, named "… Left Joy-Con (Grip)" by hid-nintendo) takes the Pro's USB reports, paced as
-    /// the Pro over USB (the grip's interrupt OUT endpoint: 8 ms).
+    /// (057E:200E, the left stick's) takes the Pro's USB reports, paced as the Pro over USB (the grip's
+    /// interrupt OUT endpoint: 8 ms).
     public static let joyConLeftUSBHD = switchProUSBHD.joyCon(left: true)
     /// A Joy-Con (R) in the charging grip over USB, HD rumble.
     public static let joyConRightUSBHD = switchProUSBHD.joyCon(left: false)

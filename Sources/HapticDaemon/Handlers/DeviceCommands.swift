@@ -61,10 +61,14 @@ extension DaemonState {
         let p = record.profile
         let builtIn = DeviceProfile.named(p.name)
         let source = builtIn == p ? "built-in" : (builtIn == nil ? "configuration (a new profile)" : "configuration (a changed built-in)")
-        let matched = p.matches.contains {
-            $0.vendor == record.info.vendor && $0.product == record.info.product && ($0.name.map(record.info.name.contains) ?? true)
+        let info = record.info
+        let match = p.matches.first {
+            $0.accepts(bus: info.bus, vendor: info.vendor, product: info.product, name: info.name, sticks: info.sticks)
         }
-            ? "bus \(record.info.bus), \(record.info.usbID)" : "none: no profile names this pad, so the generic one applies"
+        let matched = match.map { m in
+            "bus \(info.bus), \(info.usbID)" + (m.name.map { ", name contains \"\($0)\"" } ?? "")
+                + (m.sticks.map { ", sticks \($0 == .left ? "left" : $0 == .right ? "right" : $0.isEmpty ? "none" : "both")" } ?? "")
+        } ?? "none: no profile names this pad, so the generic one applies"
         func range(_ min: Double, _ max: Double, _ def: Double) -> JSONValue {
             .object(JSONObject(["min": .number(min), "max": .number(max), "default": .number(def)]))
         }
