@@ -85,11 +85,17 @@ public final class DaemonCore: @unchecked Sendable {
     // MARK: pads
 
     /// Adds a pad (a real device or a simulated one), driven through `sink` with `profile` (nil: its
-    /// evdev profile) — evdev, its hidraw node or a simulation, as `backend` says; returns its id.
+    /// evdev profile) — evdev, its hidraw node or a simulation, as `backend` says; returns its id. Once
+    /// the daemon is stopping (`shutdown`) a pad is not added: its sink is released, and nil.
     @discardableResult
     public func addPad(
         info: DeviceInfo, sink: any MotorSink, simulated: Bool, profile chosen: DeviceProfile? = nil, backend: PadBackend? = nil
-    ) -> PadID {
+    ) -> PadID? {
+        if loop.perform(ticking: false, { _ in shuttingDown }) {
+            sink.release()
+            logger.info("\(info.path): not added, hapticd is stopping")
+            return nil
+        }
         let config = self.config
         let profile = chosen ?? info.profile(in: config.profiles)
         let backend = backend ?? (simulated ? .simulated : .evdev(fallback: nil))
@@ -288,6 +294,8 @@ public final class DaemonCore: @unchecked Sendable {
         do {
             commandDeviceErrors = []
             let result = try steps.perform(ticking: changesEngines, adjusting: declaration.command.adjustsParameters) { access throws(ProtocolError) in
+                // Between the motors' stop and the connections' close (hapticd's SIGTERM): no pad is there.
+                guard !shuttingDown else { throw ProtocolError(.badRequest, "hapticd is stopping") }
                 guard let c = state.clients[client] else { throw ProtocolError(.badRequest, "the connection is closing") }
                 return try state.dispatch(declaration, request, decoded, CommandContext(client: c, access: access))
             }

@@ -16,6 +16,8 @@ public final class DeviceManager: @unchecked Sendable {
     private var hidrawWatcher: InputDirectoryWatcher?
     private var hidrawSource: DispatchSourceRead?
     private var waits = HidrawWaits()
+    /// `stop` was called: a recovery or a look again still queued adds nothing.
+    private var stopped = false
 
     /// Where sysfs and /dev are (tests give trees of their own).
     let sysfs: String
@@ -33,7 +35,7 @@ public final class DeviceManager: @unchecked Sendable {
     func recover(_ path: String, attempt: Int = 1) {
         queue.asyncAfter(deadline: .now() + 0.2 * Double(attempt)) { [weak self] in
             // Unplugged and plugged in again meanwhile, and waiting for its hidraw node: the wait decides.
-            guard let self, !waits.isWaiting(path) else { return }
+            guard let self, !stopped, !waits.isWaiting(path) else { return }
             do throws(DeviceError) {
                 try open(path)
                 logger.notice("\(path): reopened after a device error")
@@ -143,6 +145,7 @@ public final class DeviceManager: @unchecked Sendable {
     /// when anything but a ready node means evdev. A pad that cannot be opened this time but is still
     /// there (not `disconnected`) goes on waiting: its deadline's look decides.
     private func lookAgain(_ path: String, final: Bool) {
+        guard !stopped else { return }
         if final { waits.settled(path) }
         do throws(DeviceError) {
             try open(path, pluggedIn: !final, waited: final)
@@ -243,6 +246,7 @@ public final class DeviceManager: @unchecked Sendable {
 
     public func stop() {
         queue.sync {
+            stopped = true
             source?.cancel()
             source = nil
             monitor?.watcher.close()

@@ -170,6 +170,8 @@ public final class RenderLoop: @unchecked Sendable {
     /// of other localities are made when first used (`PadAccess.engine(_:creating:)`), alike.
     public func addPad(_ id: PadID, sink: any MotorSink, profile: DeviceProfile, gain: Double = 1, configure: ((HapticEngine) -> Void)? = nil) {
         lock.withLock {
+            // After shutdown no pad is driven: nothing would render its end or stop it again.
+            guard !stopped else { return sink.release() }
             let clock = self.clock
             let makeEngine: (Locality) -> HapticEngine = { [weak self] locality in
                 let engine = HapticEngine(profile: profile, clock: clock, route: locality.route(for: profile.actuators) ?? .both)
@@ -205,7 +207,7 @@ public final class RenderLoop: @unchecked Sendable {
     /// engine again, as Core Haptics code does) finds the pad there.
     public func reattachPad(_ id: PadID, sink: any MotorSink, ready: () -> Void = {}) {
         lock.withLock {
-            guard let pad = pads[id] else { return }
+            guard !stopped, let pad = pads[id] else { return sink.release() }
             pad.sink?.release()
             pad.sink = sink
             pad.pipeline.resetOutput()

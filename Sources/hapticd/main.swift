@@ -110,9 +110,13 @@ struct Hapticd: AsyncParsableCommand {
                 watchdog.stop()
                 SystemdNotify.send("STOPPING=1")
                 logger.info("stopping: motors off, effects erased")
-                server.stop()
+                // The motors first: hot-plug and recoveries stop, then every pad is silenced and
+                // released (a pad still handed over after it is released at once, not driven).
+                // Closing the connections (NIO's graceful shutdown) comes after, and takes its time;
+                // a command that still arrives meanwhile is refused: "hapticd is stopping".
                 devices?.stop()
                 core.shutdown()
+                server.stop()
             })
 
         let reloader = Task {

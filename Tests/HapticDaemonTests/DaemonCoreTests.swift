@@ -245,3 +245,42 @@ extension DaemonCoreTests {
         #expect(all.last?.contains(#""device":0"#) == true, "\(all)")
     }
 }
+
+extension DaemonCoreTests {
+    /// SIGTERM silences the pads before the connections close (hapticd's stop): a command that still
+    /// arrives on an open connection after `shutdown` is refused and reaches no device, a pad handed
+    /// over after it (a recovery already under way) is released rather than driven, and the
+    /// connection's close afterwards is harmless.
+    @Test func commandsAfterShutdownReachNoDevice() throws {
+        let loop = RenderLoop()
+        let core = DaemonCore(config: DaemonConfig(), loop: loop, logger: Logger(label: "test"))
+        let sink = RecordingSink()
+        core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
+        let client = try connect(core)
+        let playing = core.handle(line: #"{"id":1,"cmd":"rumble","device":0,"strong":0.8,"weak":0.4,"duration":5}"#, from: client)
+        #expect(playing.contains("\"ok\":true"), "\(playing)")
+        core.shutdown()
+        #expect(sink.writes.last == .set(.zero), "shutdown silences the pad at once: \(sink.writes)")
+        let written = sink.writes.count
+        let pattern = #"{"Pattern":[{"Event":{"EventType":"HapticContinuous","EventDuration":1}}]}"#
+        for line in [
+            #"{"id":2,"cmd":"rumble","device":0,"strong":1,"weak":1,"duration":5}"#,
+            #"{"id":3,"cmd":"play","device":0,"pattern":\#(pattern)}"#,
+            #"{"id":4,"cmd":"play","pattern":\#(pattern)}"#,
+            #"{"id":5,"cmd":"devices"}"#,
+        ] {
+            let reply = core.handle(line: line, from: client)
+            #expect(reply.contains("\"ok\":false") && reply.contains("hapticd is stopping"), "\(reply)")
+        }
+        #expect(core.handle(line: #"{"id":6,"cmd":"ping"}"#, from: client).contains("\"ok\":true"))
+        // A pad that comes back now (the same one: a re-attach) or a new one: released, never driven.
+        let again = RecordingSink(), other = RecordingSink()
+        #expect(core.addPad(info: SimulatedPad(index: 0).info, sink: again, simulated: true) == nil)
+        #expect(core.addPad(info: SimulatedPad(index: 1).info, sink: other, simulated: true) == nil)
+        #expect(again.released && other.released && again.writes.isEmpty && other.writes.isEmpty)
+        #expect(core.handle(line: #"{"id":7,"cmd":"rumble","device":1,"strong":1,"weak":1,"duration":5}"#, from: client).contains("\"ok\":false"))
+        core.disconnect(client)
+        #expect(sink.writes.count == written, "nothing written after the shutdown's silence: \(sink.writes)")
+        #expect(again.writes.isEmpty && other.writes.isEmpty)
+    }
+}

@@ -238,6 +238,21 @@ extension RenderLoopTests {
         loop.shutdown()
         #expect(log.calls == ["pad0 zero", "pad1 zero", "pad2 zero", "pad0 release", "pad1 release", "pad2 release"], "\(log.calls)")
     }
+
+    /// A pad handed to the loop after its shutdown (a device's recovery that was under way) is
+    /// released at once: nothing would render its players' ends or stop it again.
+    @Test func aPadAddedAfterShutdownIsReleasedNotDriven() throws {
+        let loop = RenderLoop()
+        loop.addPad(0, sink: RecordingSink(), profile: .generic)
+        loop.shutdown()
+        let late = RecordingSink(), back = RecordingSink()
+        loop.addPad(1, sink: late, profile: .generic)
+        loop.reattachPad(0, sink: back)
+        #expect(late.released && back.released)
+        #expect(loop.padIDs.isEmpty)
+        #expect(try loop.withPad(1) { engine, _ in try engine.start(engine.makePlayer(pattern(duration: 5))) } == nil)
+        #expect(late.writes.isEmpty && back.writes.isEmpty)
+    }
 }
 
 extension RenderLoopTests {

@@ -883,12 +883,17 @@ let status = stopDaemon()
 check(status.map { $0 == 0 } ?? false, "SIGTERM: hapticd exits 0", "status \(String(describing: status))")
 waitUntil(5) { pads.allSatisfy { $0.atRest && $0.lastReportTime >= term } }
 for pad in pads where pad.device >= 0 {
-    check(pad.atRest && pad.lastReportTime >= term, "\(pad.type): SIGTERM of hapticd mid-rumble ends with a silent report (\(ms(pad.lastReportTime - term)) ms)")
+    // The first silent report after the signal (the motors off, hapticd's first act) and the last
+    // (its release of the node).
+    let firstSilent = pad.isSwitch ? pad.hd.first { $0.fromReport10 && $0.time >= term && !$0.playing }?.time
+        : pad.rumble.first { $0.time >= term && $0.silent }?.time
+    check(pad.atRest && pad.lastReportTime >= term,
+          "\(pad.type): SIGTERM of hapticd mid-rumble ends with a silent report (the first \(ms(firstSilent.map { $0 - term })) ms after the signal, the last \(ms(pad.lastReportTime - term)) ms)")
 }
 
 // 3. Fallback: hapticd as an unprivileged user who may open the evdev nodes and every hidraw node but
-// the Switch Pro USB pad's and the left Joy-Con's: those fall back to evdev, with the reason, and
-// still rumble.
+// the Switch Pro USB pad's, the left Joy-Con's and the grip's right Joy-Con's: those fall back to
+// evdev, with the reason, and still rumble.
 /// The evdev profile each denied pad falls back to (the grip's right Joy-Con: hid-nintendo over USB).
 let deniedProfiles = ["switch-pro-usb": "switch-pro-usb", "joycon-l-bt": "joycon-left-bluetooth", "joycon-r-grip": "joycon-right-usb"]
 for pad in pads {
