@@ -19,7 +19,14 @@
 //   ramp PERIOD_MS DURATION_MS  a command every PERIOD_MS (absolute deadlines) for DURATION_MS, the
 //                               strong and weak magnitudes rising from 20 % to 90 % of full scale,
 //                               then 0/0
+//   relay SOCKET                the smallest daemon there is: listens on the Unix socket SOCKET, takes
+//                               one connection, and for each line "STRONG WEAK" makes the command as
+//                               above (logged at the line's arrival) and answers "ok"; ends when the
+//                               connection closes. Another process sending it lines measures what a
+//                               socket hop between two processes adds to the bare path — the floor
+//                               under any daemon's command → report (docs/benchmarks.md).
 // Exit status 0 when every command was accepted by the kernel.
+#define _GNU_SOURCE  // accept4
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/input.h>
@@ -28,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,7 +122,7 @@ int main(int argc, char **argv) {
         else break;
     }
     if (!dev || !path || i >= argc) {
-        fprintf(stderr, "usage: bareclient --dev /dev/input/eventN --log FILE (clicks COUNT STRONG WEAK | ramp PERIOD_MS DURATION_MS)\n");
+        fprintf(stderr, "usage: bareclient --dev /dev/input/eventN --log FILE (clicks COUNT STRONG WEAK | ramp PERIOD_MS DURATION_MS | relay SOCKET)\n");
         return 2;
     }
     logf_ = fopen(path, "a");
@@ -152,6 +161,48 @@ int main(int argc, char **argv) {
             sleep_until(&next);
         }
         failed |= command(0, 0) < 0;
+    } else if (!strcmp(argv[i], "relay") && i + 1 < argc) {
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        if (strlen(argv[i + 1]) >= sizeof addr.sun_path) {
+            fprintf(stderr, "relay: socket path too long\n");
+            return 2;
+        }
+        strcpy(addr.sun_path, argv[i + 1]);
+        unlink(addr.sun_path);
+        int server = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (server < 0 || bind(server, (struct sockaddr *)&addr, sizeof addr) < 0 || listen(server, 1) < 0) {
+            logline("ERROR listen %s errno=%d", addr.sun_path, errno);
+            return 1;
+        }
+        logline("LISTENING %s", addr.sun_path);
+        int conn = accept4(server, NULL, NULL, SOCK_CLOEXEC);
+        if (conn < 0) {
+            logline("ERROR accept errno=%d", errno);
+            return 1;
+        }
+        char buf[256];
+        size_t have = 0;
+        for (;;) {
+            ssize_t n = read(conn, buf + have, sizeof buf - 1 - have);
+            if (n <= 0) break;
+            have += (size_t)n;
+            char *line = buf, *nl;
+            while ((nl = memchr(line, '\n', have - (size_t)(line - buf))) != NULL) {
+                *nl = 0;
+                unsigned strong, weak;
+                if (sscanf(line, "%u %u", &strong, &weak) == 2) {
+                    failed |= command(strong, weak) < 0;
+                    if (write(conn, "ok\n", 3) != 3) failed = 1;
+                }
+                line = nl + 1;
+            }
+            have -= (size_t)(line - buf);
+            memmove(buf, line, have);
+            if (have == sizeof buf - 1) have = 0;  // a line too long for this relay: dropped
+        }
+        close(conn);
+        close(server);
+        unlink(addr.sun_path);
     } else {
         fprintf(stderr, "bareclient: unknown mode %s\n", argv[i]);
         return 2;

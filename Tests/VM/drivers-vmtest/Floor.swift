@@ -10,6 +10,8 @@ import VMTestSupport
 // (`rumble`, SDL_RumbleGamepad's equivalent). Both log when they sent each command (CLOCK_MONOTONIC, as
 // the pads stamp their reports), so the pad's reports give:
 // - command → first report, p50 of `floorClicks` commands (a value, 60 ms later 0/0, 140 ms of rest);
+//   the same clicks through `bareclient relay` (the smallest daemon: one socket hop, then the bare
+//   client's ioctls) give the floor under any daemon's, and the hop's own share;
 // - a ramp of updates every 16 ms (a 60 fps game): each value's lag (command → the report carrying
 //   it), median, and the values that never reached the pad;
 // - a ramp of updates every 4 ms: reports per second at the pad.
@@ -37,6 +39,11 @@ struct FloorResult {
     /// hapticd only: the same clicks as raw request lines (`hapticdRawClicks`): command → report, → write.
     var rawLatencies: [Double] = []
     var rawToWrite: [Double] = []
+    /// The bare client only: the same clicks through `bareclient relay` (the smallest daemon: a C
+    /// program that reads a line from its socket and makes the bare client's ioctls) — command →
+    /// report, and the socket hop (the sender's write → the relay's read of the line).
+    var relayLatencies: [Double] = []
+    var relayHops: [Double] = []
     var writeToReport: [Double] = []
     var lags16: [Double] = []
     /// hapticd only: the 16 ms ramp's lags split at its write (its trace): command → write, write → report.
@@ -140,6 +147,51 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
         sleepFor(0.14)
     }
     return out
+}
+
+/// The clicks through `bareclient relay` on the pad: each line "STRONG WEAK" written to the relay's
+/// socket as the raw clicks are written to hapticd's (stamped just before the write, the reply read
+/// before the next), and the relay's log (each line's arrival). The commands as sent, and the hops
+/// (write → arrival); nil when the relay did not run.
+@MainActor func relayClicks(_ pad: Pad) -> (sent: [Command], hops: [Double])? {
+    let sock = "/tmp/relay-\(pad.type).sock", log = "/tmp/relay-\(pad.type).log"
+    unlink(log)
+    unlink(sock)
+    guard let pid = spawn(["/bin/bareclient", "--dev", pad.node, "--log", log, "relay", sock]) else { return nil }
+    var sent: [Command] = []
+    do {
+        var connection: RawConnection?
+        waitUntil(5) {
+            connection = RawConnection(path: sock)
+            return connection != nil
+        }
+        guard let raw = connection else {
+            kill(pid, SIGTERM)
+            _ = waitForExit(pid, timeout: 5, poll: pollAll)
+            check(false, "\(pad.type): bareclient relay listens on \(sock)")
+            return nil
+        }
+        func send(_ m: MotorMagnitudes) {
+            if let t = raw.send(Array("\(m.strong) \(m.weak)\n".utf8)), raw.readReplies(1) == 1 { sent.append(Command(time: t, value: m)) }
+        }
+        for _ in 0..<floorClicks {
+            sleepFor(0.02)
+            send(MotorMagnitudes(strong: 0xC000, weak: 0x8000))
+            sleepFor(0.06)
+            send(.zero)
+            sleepFor(0.14)
+        }
+    }  // the connection closes here: the relay ends
+    let status = waitForExit(pid, timeout: 10, poll: pollAll) ?? -1
+    let tail = LineTail(path: log)
+    tail.poll()
+    check(status == 0, "\(pad.type): bareclient relay ran every command", tail.lines.suffix(5).joined(separator: "\n"))
+    let arrivals = tail.lines.compactMap { line -> Double? in
+        let w = line.split(separator: " ")
+        return w.count == 4 && w[1] == "CMD" ? Double(w[0]) : nil
+    }
+    let hops = zip(sent, arrivals).map { $1 - $0.time }
+    return (sent, hops)
 }
 
 /// A ramp through hapticd's socket as a game loop sends it: one `rumble` line per period on absolute
@@ -328,6 +380,13 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
         waitQuiet(pad)
         bare.rate4 = reportRate(pad, cmds)
     }
+    if let (cmds, hops) = relayClicks(pad) {
+        waitQuiet(pad)
+        var relay = FloorResult()
+        commandLatencies(pad, cmds, hapticd: false, into: &relay)
+        bare.relayLatencies = relay.latencies
+        bare.relayHops = hops
+    }
     // hapticd, through its socket.
     let clicks = hapticdClicks(pad)
     waitQuiet(pad)
@@ -393,7 +452,8 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
           + " bare_rate4=\(bare.rate4.map { "\(Int($0.rounded()))" } ?? "-") hapticd_rate4=\(mine.rate4.map { "\(Int($0.rounded()))" } ?? "-")"
           + " hapticd_writes4=\(mine.writes4.map { "\(Int($0.rounded()))" } ?? "-")"
           + " hapticd_ping_rtt_p50_ms=\(p50(pingTrips)) hapticd_rumble_rtt_p50_ms=\(p50(rumbleTrips))"
-          + " hapticd_raw_cmd_to_report_p50_ms=\(p50(mine.rawLatencies)) hapticd_raw_cmd_to_write_p50_ms=\(p50(mine.rawToWrite))")
+          + " hapticd_raw_cmd_to_report_p50_ms=\(p50(mine.rawLatencies)) hapticd_raw_cmd_to_write_p50_ms=\(p50(mine.rawToWrite))"
+          + " relay_cmd_to_report_p50_ms=\(p50(bare.relayLatencies)) relay_hop_p50_ms=\(p50(bare.relayHops))")
 }
 
 /// The table, per pad (docs/benchmarks.md records it).
@@ -402,12 +462,12 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
     func p50(_ xs: [Double]) -> String { ms(percentile(of: xs, 50)) }
     func rate(_ x: Double?) -> String { x.map { "\(Int($0.rounded()))" } ?? "-" }
     print("FLOOR " + cell("pad", 16) + cell("int", 5) + cell("cmd→report p50 bare/hapticd (write+report)", 44)
-          + cell("raw lines (write)", 18)
+          + cell("raw lines (write)", 18) + cell("C relay (hop)", 14)
           + cell("16 ms lag p50 bare/hapticd (write+report)", 42) + cell("lost bare/hapticd", 19) + "4 ms reports/s bare/hapticd (hapticd's writes/s)")
     for (pad, b, h) in floorResults {
         print("FLOOR " + cell(pad.type, 16) + cell(ms(pad.profile.minimumUpdateInterval), 5)
               + cell("\(p50(b.latencies)) / \(p50(h.latencies)) (\(p50(h.toWrite))+\(p50(h.writeToReport)))", 44)
-              + cell("\(p50(h.rawLatencies)) (\(p50(h.rawToWrite)))", 18)
+              + cell("\(p50(h.rawLatencies)) (\(p50(h.rawToWrite)))", 18) + cell("\(p50(b.relayLatencies)) (\(p50(b.relayHops)))", 14)
               + cell("\(p50(b.lags16)) / \(p50(h.lags16)) (\(p50(h.toWrite16))+\(p50(h.writeToReport16)))", 42)
               + cell("\(b.lost16)/\(b.judged16) / \(h.lost16)/\(h.judged16)", 19)
               + "\(rate(b.rate4)) / \(rate(h.rate4)) (\(rate(h.writes4)))")
