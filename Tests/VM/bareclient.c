@@ -20,9 +20,9 @@
 //                               strong and weak magnitudes rising from 20 % to 90 % of full scale,
 //                               then 0/0
 //   relay SOCKET                the smallest daemon there is: listens on the Unix socket SOCKET, takes
-//                               one connection, and for each line "STRONG WEAK" makes the command as
-//                               above (logged at the line's arrival) and answers "ok"; ends when the
-//                               connection closes. Another process sending it lines measures what a
+//                               one connection, and for each line "SEQ STRONG WEAK" logs its arrival
+//                               (RECV seq=SEQ), makes the command as above and answers "ok" (or "err"
+//                               when the kernel refused it); ends when the connection closes. Another process sending it lines measures what a
 //                               socket hop between two processes adds to the bare path — the floor
 //                               under any daemon's command → report (docs/benchmarks.md).
 // Exit status 0 when every command was accepted by the kernel.
@@ -189,10 +189,12 @@ int main(int argc, char **argv) {
             char *line = buf, *nl;
             while ((nl = memchr(line, '\n', have - (size_t)(line - buf))) != NULL) {
                 *nl = 0;
-                unsigned strong, weak;
-                if (sscanf(line, "%u %u", &strong, &weak) == 2) {
-                    failed |= command(strong, weak) < 0;
-                    if (write(conn, "ok\n", 3) != 3) failed = 1;
+                unsigned seq, strong, weak;
+                if (sscanf(line, "%u %u %u", &seq, &strong, &weak) == 3) {
+                    logline("RECV seq=%u", seq);
+                    int ok = command(strong, weak) == 0;
+                    failed |= !ok;
+                    if (write(conn, ok ? "ok\n" : "err\n", ok ? 3 : 4) != (ok ? 3 : 4)) failed = 1;
                 }
                 line = nl + 1;
             }

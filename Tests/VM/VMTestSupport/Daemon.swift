@@ -79,4 +79,27 @@ public final class RawConnection {
         }
         return replies
     }
+
+    /// Bytes read past the last line `readLine` returned.
+    private var pending: [UInt8] = []
+
+    /// The next line (without its newline), or nil when none came whole within `timeout` seconds or
+    /// the connection ended. (For a connection read only this way: `readReplies` does not keep what
+    /// it reads past a count.)
+    public func readLine(within timeout: Double = 5) -> String? {
+        let end = monotonicNow() + timeout
+        while true {
+            if let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<nl], as: UTF8.self)
+                pending.removeSubrange(...nl)
+                return line
+            }
+            guard monotonicNow() < end else { return nil }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 100) > 0 else { continue }
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { return nil }
+            pending += buffer[0..<n]
+        }
+    }
 }

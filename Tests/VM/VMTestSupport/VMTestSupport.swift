@@ -316,7 +316,8 @@ public func hidrawNodeOf(_ hidID: String, inputName: String? = nil) -> String? {
         guard n > 0 else { continue }
         let target = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard target.split(separator: "/").last?.hasPrefix(hidID + ".") == true else { continue }
-        // Pads that share an ID (the charging grip's two Joy-Cons): the one whose input device has this name.
+        // Pads that share an ID (the charging grip's two Joy-Cons): the one whose input device has this
+        // name (the VM's 6.1 hid-nintendo names the two apart; from 6.8 on both carry the grip's).
         if let inputName, !inputNames(ofHIDDevice: "/sys/class/hidraw/\(name)/device").contains(inputName) { continue }
         return "/dev/\(name)"
     }

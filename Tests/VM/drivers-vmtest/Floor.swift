@@ -149,16 +149,18 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
     return out
 }
 
-/// The clicks through `bareclient relay` on the pad: each line "STRONG WEAK" written to the relay's
+/// The clicks through `bareclient relay` on the pad: each line "SEQ STRONG WEAK" written to the relay's
 /// socket as the raw clicks are written to hapticd's (stamped just before the write, the reply read
-/// before the next), and the relay's log (each line's arrival). The commands as sent, and the hops
-/// (write → arrival); nil when the relay did not run.
+/// before the next), and the relay's log (each line's arrival, by its number). The commands the relay
+/// ran, and their hops (write → arrival); nil when the relay did not run every command.
 @MainActor func relayClicks(_ pad: Pad) -> (sent: [Command], hops: [Double])? {
     let sock = "/tmp/relay-\(pad.type).sock", log = "/tmp/relay-\(pad.type).log"
     unlink(log)
     unlink(sock)
     guard let pid = spawn(["/bin/bareclient", "--dev", pad.node, "--log", log, "relay", sock]) else { return nil }
-    var sent: [Command] = []
+    let tail = LineTail(path: log)
+    var sent: [Int: Command] = [:]
+    var answered = 0, refused = 0
     do {
         var connection: RawConnection?
         waitUntil(5) {
@@ -168,11 +170,16 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
         guard let raw = connection else {
             kill(pid, SIGTERM)
             _ = waitForExit(pid, timeout: 5, poll: pollAll)
-            check(false, "\(pad.type): bareclient relay listens on \(sock)")
+            tail.poll()
+            check(false, "\(pad.type): bareclient relay listens on \(sock)", tail.lines.suffix(5).joined(separator: "\n"))
             return nil
         }
         func send(_ m: MotorMagnitudes) {
-            if let t = raw.send(Array("\(m.strong) \(m.weak)\n".utf8)), raw.readReplies(1) == 1 { sent.append(Command(time: t, value: m)) }
+            let seq = sent.count + 1
+            guard let t = raw.send(Array("\(seq) \(m.strong) \(m.weak)\n".utf8)) else { return }
+            sent[seq] = Command(time: t, value: m)
+            let reply = raw.readLine()
+            if reply == "ok" { answered += 1 } else { refused += 1 }
         }
         for _ in 0..<floorClicks {
             sleepFor(0.02)
@@ -183,15 +190,19 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
         }
     }  // the connection closes here: the relay ends
     let status = waitForExit(pid, timeout: 10, poll: pollAll) ?? -1
-    let tail = LineTail(path: log)
     tail.poll()
-    check(status == 0, "\(pad.type): bareclient relay ran every command", tail.lines.suffix(5).joined(separator: "\n"))
-    let arrivals = tail.lines.compactMap { line -> Double? in
+    // Each arrival by its line's number: a late reply or a refused command cannot shift the pairs.
+    var arrivals: [Int: Double] = [:]
+    for line in tail.lines {
         let w = line.split(separator: " ")
-        return w.count == 4 && w[1] == "CMD" ? Double(w[0]) : nil
+        if w.count == 3, w[1] == "RECV", w[2].hasPrefix("seq="), let t = Double(w[0]), let n = Int(w[2].dropFirst(4)) { arrivals[n] = t }
     }
-    let hops = zip(sent, arrivals).map { $1 - $0.time }
-    return (sent, hops)
+    let ran = status == 0 && refused == 0 && answered == 2 * floorClicks && arrivals.count == sent.count
+    check(ran, "\(pad.type): bareclient relay ran every command (\(answered) answered ok of \(2 * floorClicks))",
+          "status \(status), refused \(refused), arrivals \(arrivals.count) of \(sent.count): " + tail.lines.suffix(5).joined(separator: "\n"))
+    guard ran else { return nil }
+    let ordered = sent.keys.sorted()
+    return (ordered.map { sent[$0]! }, ordered.compactMap { n in arrivals[n].map { $0 - sent[n]!.time } })
 }
 
 /// A ramp through hapticd's socket as a game loop sends it: one `rumble` line per period on absolute
