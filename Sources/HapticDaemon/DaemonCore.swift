@@ -131,6 +131,9 @@ public final class DaemonCore: @unchecked Sendable {
             // A re-attached pad was marked (and announced) in its `ready` step: marking it again here
             // would undo a failure that came in between (the pad would stay "connected", its recovery
             // attach then matching no disconnected pad).
+            // Stopping meanwhile (a `plug` of --simulate-control races SIGTERM): the loop released the
+            // sink; the pad is neither connected nor announced.
+            guard !shuttingDown else { return }
             if !reattached { connect() }
             state.applyPolicy(access)
         }
@@ -148,7 +151,8 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// The device at `path` is gone.
     public func removeDevice(path: String) {
-        let id = loop.perform { _ in state.pads.detach(path: path) }
+        // Stopping: every pad is released already, and nobody is told of one more going.
+        let id = loop.perform { _ in shuttingDown ? nil : state.pads.detach(path: path) }
         guard let id else { return }
         loop.detachPad(id)
         logger.info("pad \(id) removed (\(path))")

@@ -75,7 +75,8 @@ struct PadRegistry {
 
     /// Whether two devices are the same pad: the same identity, and the same serial when there is one.
     static func sameDevice(_ a: DeviceInfo, _ b: DeviceInfo) -> Bool {
-        guard a.vendor == b.vendor, a.product == b.product, a.bus == b.bus, a.name == b.name else { return false }
+        // The sticks too: the charging grip's two Joy-Cons share IDs and, from Linux 6.8 on, a name.
+        guard a.vendor == b.vendor, a.product == b.product, a.bus == b.bus, a.name == b.name, a.sticks == b.sticks else { return false }
         if let ua = a.uniq, let ub = b.uniq, !ua.isEmpty { return ua == ub }
         return true
     }

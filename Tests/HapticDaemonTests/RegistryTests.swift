@@ -29,6 +29,24 @@ import Testing
         #expect(pads.ids == [0, 1, 2, 3])
     }
 
+    /// The charging grip's two Joy-Cons: one ID, and from Linux 6.8 on one name; without a serial
+    /// only their sticks tell which of them comes back.
+    @Test func theGripsTwoJoyConsAreTwoPadsByTheirSticks() {
+        func half(_ path: String, _ sticks: DeviceProfile.Sticks) -> DeviceInfo {
+            DeviceInfo(path: path, name: "Nintendo Co., Ltd. Nintendo Switch Charging Grip", bus: 3, vendor: 0x057E, product: 0x200E,
+                       version: 1, uniq: "", effectSlots: 16, hasRumble: true, supportsGain: false, sticks: sticks)
+        }
+        var pads = PadRegistry()
+        let left = pads.attach(half("/dev/input/event5", .left), profile: .joyConLeftUSB, simulated: false)
+        let right = pads.attach(half("/dev/input/event6", .right), profile: .joyConRightUSB, simulated: false)
+        #expect(left.id == 0 && right.id == 1)
+        _ = pads.detach(path: "/dev/input/event5")
+        _ = pads.detach(path: "/dev/input/event6")
+        // Plugged in again, the right one first: each takes up its own number.
+        #expect(pads.attach(half("/dev/input/event9", .right), profile: .joyConRightUSB, simulated: false).id == 1)
+        #expect(pads.attach(half("/dev/input/event8", .left), profile: .joyConLeftUSB, simulated: false).id == 0)
+    }
+
     @Test func aFailedRealPadIsReopenedByPathASimulatedOneIsNot() {
         var pads = PadRegistry()
         let real = pads.attach(pad("/dev/input/event5"), profile: .generic, simulated: false).id
