@@ -43,6 +43,8 @@ public struct DeviceProfile: Equatable, Sendable, Codable {
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         public static let left = Sticks(rawValue: 1)
         public static let right = Sticks(rawValue: 2)
+        /// "left", "right", "both" or "none".
+        public var name: String { self == .left ? "left" : self == .right ? "right" : isEmpty ? "none" : "both" }
     }
 
     /// How the driver reduces a 16-bit magnitude before it reaches the motor, exactly as its code does

@@ -67,7 +67,7 @@ extension DaemonState {
         }
         let matched = match.map { m in
             "bus \(info.bus), \(info.usbID)" + (m.name.map { ", name contains \"\($0)\"" } ?? "")
-                + (m.sticks.map { ", sticks \($0 == .left ? "left" : $0 == .right ? "right" : $0.isEmpty ? "none" : "both")" } ?? "")
+                + (m.sticks.map { ", sticks \($0.name)" } ?? "")
         } ?? "none: no profile names this pad, so the generic one applies"
         func range(_ min: Double, _ max: Double, _ def: Double) -> JSONValue {
             .object(JSONObject(["min": .number(min), "max": .number(max), "default": .number(def)]))

@@ -68,15 +68,9 @@ public final class RawConnection {
     /// passed); how many came.
     @discardableResult
     public func readReplies(_ count: Int, within timeout: Double = 5) -> Int {
-        var replies = 0
         let end = monotonicNow() + timeout
-        while replies < count && monotonicNow() < end {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, 100) > 0 else { continue }
-            let n = read(fd, &buffer, buffer.count)
-            if n <= 0 { break }
-            replies += buffer[0..<n].filter { $0 == UInt8(ascii: "\n") }.count
-        }
+        var replies = 0
+        while replies < count, readLine(within: max(0, end - monotonicNow())) != nil { replies += 1 }
         return replies
     }
 
@@ -84,8 +78,7 @@ public final class RawConnection {
     private var pending: [UInt8] = []
 
     /// The next line (without its newline), or nil when none came whole within `timeout` seconds or
-    /// the connection ended. (For a connection read only this way: `readReplies` does not keep what
-    /// it reads past a count.)
+    /// the connection ended.
     public func readLine(within timeout: Double = 5) -> String? {
         let end = monotonicNow() + timeout
         while true {
