@@ -32,7 +32,14 @@ BASHCOMPDIR ?= $(SHAREDIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(SHAREDIR)/zsh/site-functions
 FISHCOMPDIR ?= $(SHAREDIR)/fish/vendor_completions.d
 SWIFT ?= swift
-SWIFT_BUILD = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath
+# The release build's Swift flags, for every build of the daemon as it ships (`make build`, the .deb,
+# scripts/vm-test.sh reads them with `make -s release-swiftflags`): Swift's run-time exclusivity
+# checks off, as Swift's own standard library is built. They were 14 % of a command's instructions
+# (`swift_beginAccess` on every class property touched between the socket and the pad's write;
+# docs/benchmarks.md, "Exclusivity checks"); debug builds and `swift test` keep them, so a violation
+# still traps in the tests.
+RELEASE_SWIFTFLAGS = -Xswiftc -enforce-exclusivity=unchecked
+SWIFT_BUILD = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath $(RELEASE_SWIFTFLAGS)
 BIN = $(shell $(SWIFT_BUILD) --show-bin-path)
 GEN = .build/generated
 # The version the daemon reports; debian/changelog must agree (scripts/systemd-test.sh checks).
@@ -43,7 +50,7 @@ MANDATE = $(shell date -u -d "@$$(dpkg-parsechangelog -STimestamp 2>/dev/null ||
 FUZZ_TIME ?= 3600
 SOAK_TIME ?= 600
 
-.PHONY: all build generated test fuzz soak install uninstall deb demo clean deps-build deps-lib deps-deb
+.PHONY: all build generated test fuzz soak install uninstall deb demo clean deps-build deps-lib deps-deb release-swiftflags bench
 
 # The Debian packages each target builds with (debian/control's Build-Depends), installed when missing
 # (scripts/deps.sh: idempotent, apt-get through sudo when not root), so that a fresh Debian needs no
@@ -65,6 +72,13 @@ all: build generated
 build:
 	$(SWIFT_BUILD) --product hapticd
 	$(SWIFT_BUILD) --product hapticctl
+
+release-swiftflags:
+	@echo $(RELEASE_SWIFTFLAGS)
+
+# hapticbench as the daemon ships (docs/benchmarks.md): the release flags above.
+bench: deps-build
+	$(SWIFT_BUILD) --product hapticbench
 
 # hapticctl(1) comes from its argument parser (swift-argument-parser's generate-manual, through
 # man/generate-hapticctl.sh, which keeps the help's non-ASCII characters that generate-manual drops);

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 fail() { echo "vm-test: FAILED: $*" >&2; exit 1; }
 
-scripts/deps.sh qemu-system-x86 busybox-static libevdev-dev libasound2-dev gcc libc6-dev pkg-config kmod libsdl2-dev libudev1
+scripts/deps.sh qemu-system-x86 busybox-static libevdev-dev libasound2-dev gcc libc6-dev pkg-config kmod libsdl2-dev libudev1 make
 
 # 1. The kernel: the package linux-image-amd64 depends on, unpacked, not installed (shared with
 # scripts/systemd-vm-test.sh).
@@ -53,15 +53,16 @@ for p in "${products[@]}"; do
         # (grep reads the files itself: `cat … | grep -q` under pipefail failed when grep stopped early.)
         continue
     fi
-    conf=debug
-    [ "$p" = hapticd ] && conf=release
+    conf=debug flags=()
+    # The release flags the Makefile declares for every build that ships (exclusivity checks off).
+    [ "$p" = hapticd ] && { conf=release; read -ra flags <<< "$(make -s --no-print-directory release-swiftflags)"; }
     # The linker warns that static glibc cannot dlopen/NSS: harmless here, so only failure counts.
     # What links HapticDaemon links alsa-lib (the DualSense's USB audio stream), which Debian ships
     # shared only: those are built as they ship (the Swift runtime static, glibc and libasound shared)
     # and the loader and their shared libraries go into the VM, as for sdlrumble above.
     link=(-Xswiftc -static-executable)
     case "$p" in hapticd | engine-vmtest) link=(-Xswiftc -static-stdlib) ;; esac
-    swift build -c "$conf" --scratch-path .build-vm --product "$p" "${link[@]}" > "$work/build-$p.log" 2>&1 \
+    swift build -c "$conf" --scratch-path .build-vm --product "$p" "${link[@]}" "${flags[@]}" > "$work/build-$p.log" 2>&1 \
         || { grep -E "error" "$work/build-$p.log" | head -20; fail "building $p (log: $work/build-$p.log)"; }
     cp "$(swift build -c "$conf" --scratch-path .build-vm --show-bin-path)/$p" "$work/root/bin/$p"
     strip "$work/root/bin/$p"
