@@ -74,14 +74,24 @@ struct ClientRegistry {
 
     func connections(uid: UInt32) -> Int { perUID[uid] ?? 0 }
 
-    mutating func setSubscriptions(_ names: Set<EventName>, of id: ClientID) { byID[id]?.subscriptions = names }
-    mutating func addPlayer(_ player: Int, to id: ClientID) { byID[id]?.players.insert(player) }
+    mutating func setSubscriptions(_ names: Set<EventName>, of id: ClientID) { update(id) { $0.subscriptions = names } }
+    mutating func addPlayer(_ player: Int, to id: ClientID) { update(id) { $0.players.insert(player) } }
     mutating func removePlayer(_ player: Int, from id: ClientID) {
-        byID[id]?.players.remove(player)
-        if byID[id]?.rumble == player { byID[id]?.rumble = nil }
+        update(id) { client in
+            client.players.remove(player)
+            if client.rumble == player { client.rumble = nil }
+        }
     }
-    mutating func setRumble(_ player: Int?, of id: ClientID) { byID[id]?.rumble = player }
-    mutating func setApp(_ app: String, of id: ClientID) { byID[id]?.app = app }
+    mutating func setRumble(_ player: Int?, of id: ClientID) { update(id) { $0.rumble = player } }
+    mutating func setApp(_ app: String, of id: ClientID) { update(id) { $0.app = app } }
+
+    /// Changes a client where it is stored: one look-up, no copy of it in and out of the dictionary
+    /// (`byID[id]?.field = …` is both; players are added and removed between a command and its
+    /// pad's write).
+    private mutating func update(_ id: ClientID, _ change: (inout Client) -> Void) {
+        guard let i = byID.index(forKey: id) else { return }
+        change(&byID.values[i])
+    }
 }
 
 extension ClientRegistry {

@@ -4,17 +4,20 @@ import HapticProtocol
 /// Client events: fan-out through each client's `ClientOutlet`, which never blocks (a client that does
 /// not read its events has them dropped and counted, `events_dropped`, never buffered without end).
 extension ClientRegistry {
-    /// Sends the event to every client subscribed to it, or only to `owner`.
-    func broadcast(_ name: EventName, _ fields: JSONObject, only owner: ClientID? = nil) {
+    /// Sends the event to every client subscribed to it, or only to `owner`. The fields are made only
+    /// when someone is subscribed: most events (a player's end, each write to a pad) have nobody to
+    /// hear them, and some come between a command and its pad's write (a rumble's stop ends a player).
+    /// The clients are read where they are stored, not copied out of the dictionary.
+    func broadcast(_ name: EventName, _ fields: @autoclosure () -> JSONObject, only owner: ClientID? = nil) {
         if let owner {
-            guard let c = byID[owner], c.subscriptions.contains(name) else { return }
-            c.outlet.event(Reply.event(name, fields))
+            guard let i = byID.index(forKey: owner), byID.values[i].subscriptions.contains(name) else { return }
+            byID.values[i].outlet.event(Reply.event(name, fields()))
             return
         }
         var line: String?
-        for c in byID.values where c.subscriptions.contains(name) {
-            if line == nil { line = Reply.event(name, fields) }
-            c.outlet.event(line!)
+        for i in byID.indices where byID.values[i].subscriptions.contains(name) {
+            if line == nil { line = Reply.event(name, fields()) }
+            byID.values[i].outlet.event(line!)
         }
     }
 }
