@@ -108,11 +108,13 @@ enum RequestPath {
         let t0 = RequestProbe.now()
         for i in 0..<iterations {
             if rumbleOnly {
-                // A game's click: a rumble from rest to the pad, then its stop; the last one alone in
-                // `lastCommand` (one command's footprint: `valgrind --toggle-collect='*lastCommand*'`).
+                // A game's click: a rumble from rest to the pad, then its stop; the last of each alone
+                // in `lastCommand` / `lastStop` (one command's footprint: `valgrind
+                // --toggle-collect='*lastCommand*'`).
                 let on = #"{"id":4,"cmd":"rumble","device":0,"strong":0.75,"weak":0.5,"duration":5}"#
                 let reply = i == iterations - 1 ? lastCommand { core.handle(line: on, from: id) } : core.handle(line: on, from: id)
-                let off = core.handle(line: #"{"id":6,"cmd":"rumble","device":0,"strong":0,"weak":0}"#, from: id)
+                let stop = #"{"id":6,"cmd":"rumble","device":0,"strong":0,"weak":0}"#
+                let off = i == iterations - 1 ? lastStop { core.handle(line: stop, from: id) } : core.handle(line: stop, from: id)
                 guard reply.contains(#""ok":true"#), off.contains(#""stopped":true"#) else { fatalError("rumble failed: \(reply) \(off)") }
                 continue
             }
@@ -131,6 +133,9 @@ enum RequestPath {
 
     /// The profile's last command alone, for `valgrind --toggle-collect` (one command's footprint).
     @inline(never) static func lastCommand(_ body: () -> String) -> String { body() }
+    /// The profile's last stop (`rumble` 0/0) alone: `valgrind --toggle-collect='*lastStop*'`. (Its
+    /// body differs from `lastCommand`'s, or the optimizer merges the two into one function.)
+    @inline(never) static func lastStop(_ body: () -> String) -> String { String(body()) }
 
     static func run(_ sender: Sender, iterations: Int) throws -> [StageTimes] {
         RequestProbe.enabled = true
