@@ -52,15 +52,20 @@ extension DaemonState {
         case .deviceError:
             break  // `DaemonCore.loopEvent` marks the pad disconnected and has its device reopened.
         case .wrote(let pad, let time, let value):
-            var fields = JSONObject([
-                "device": .number(Double(pad)), "time": .number(time), "strong": .number(Double(value.strong)),
-                "weak": .number(Double(value.weak)),
-            ])
-            if value.hasSecondPair {
-                fields.append("third", .number(Double(value.third)))
-                fields.append("fourth", .number(Double(value.fourth)))
-            }
-            clients.broadcast(.deviceOutput, fields)
+            clients.broadcast(.deviceOutput, Self.outputFields(pad, time, value))
         }
+    }
+
+    /// A write's `device.output` fields (made only when a client is subscribed: `broadcast`).
+    static func outputFields(_ pad: Int, _ time: Double, _ value: MotorMagnitudes) -> JSONObject {
+        var fields = JSONObject([
+            "device": .number(Double(pad)), "time": .number(time), "strong": .number(Double(value.strong)),
+            "weak": .number(Double(value.weak)),
+        ])
+        if value.hasSecondPair {
+            fields.append("third", .number(Double(value.third)))
+            fields.append("fourth", .number(Double(value.fourth)))
+        }
+        return fields
     }
 }
