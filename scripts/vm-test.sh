@@ -55,7 +55,13 @@ for p in "${products[@]}"; do
     fi
     conf=debug flags=()
     # The release flags the Makefile declares for every build that ships (exclusivity checks off).
-    [ "$p" = hapticd ] && { conf=release; read -ra flags <<< "$(make -s --no-print-directory release-swiftflags)"; }
+    # (Read into a variable first: a failing make then stops the script, which a here-string would
+    # not; a parent make's MAKEFLAGS, e.g. --trace, would print into them.)
+    if [ "$p" = hapticd ]; then
+        conf=release
+        release_flags=$(env -u MAKEFLAGS -u MAKELEVEL make -s --no-print-directory release-swiftflags)
+        read -ra flags <<< "$release_flags"
+    fi
     # The linker warns that static glibc cannot dlopen/NSS: harmless here, so only failure counts.
     # What links HapticDaemon links alsa-lib (the DualSense's USB audio stream), which Debian ships
     # shared only: those are built as they ship (the Swift runtime static, glibc and libasound shared)
