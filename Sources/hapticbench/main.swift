@@ -1,5 +1,5 @@
 // hapticbench: measures the render loop. `hapticbench --json` prints one JSON object; without it, a
-// table. Build in release: swift build -c release --product hapticbench.
+// table. Build it as hapticd ships (release, the Makefile's RELEASE_SWIFTFLAGS): make bench.
 import Dispatch
 import Glibc
 import HapticCore
