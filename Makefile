@@ -32,12 +32,12 @@ BASHCOMPDIR ?= $(SHAREDIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(SHAREDIR)/zsh/site-functions
 FISHCOMPDIR ?= $(SHAREDIR)/fish/vendor_completions.d
 SWIFT ?= swift
-# The release build's Swift flags, for every build of the daemon as it ships (`make build`, the .deb,
-# scripts/vm-test.sh reads them with `make -s release-swiftflags`): Swift's run-time exclusivity
-# checks off, as Swift's own standard library is built. They were 14 % of a command's instructions
-# (`swift_beginAccess` on every class property touched between the socket and the pad's write;
-# docs/benchmarks.md, "Exclusivity checks"); debug builds and `swift test` keep them, so a violation
-# still traps in the tests.
+# The release build's Swift flags, declared once for every build of hapticd and hapticctl as they
+# ship (`make build`, `make install`, the .deb, `make bench`; scripts/vm-test.sh asks for them with
+# `make -s release-swiftflags`): Swift's run-time exclusivity checks off, as Swift's own standard
+# library is built. `swift_beginAccess` alone was 14 % of a rumble's instructions (docs/benchmarks.md,
+# "Exclusivity checks off in the release build"). Debug builds keep the checks (`swift test` and the
+# debug end-to-end tests); `make unity` does not use these flags (docs/packaging.md).
 RELEASE_SWIFTFLAGS = -Xswiftc -enforce-exclusivity=unchecked
 SWIFT_BUILD = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath $(RELEASE_SWIFTFLAGS)
 BIN = $(shell $(SWIFT_BUILD) --show-bin-path)
