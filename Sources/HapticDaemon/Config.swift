@@ -46,6 +46,9 @@ public struct DaemonConfig: Equatable, Sendable {
     /// thread wakes, to wait out the rest awake and start the sound on time (0: wake at the onset,
     /// a timer's lateness after it). At most `RenderLoop.onsetLeadRange`'s 2 ms per onset.
     public var onsetLead = 0.0002
+    /// `render.write_ahead`: a game's plain rumble line has its first frame written before the
+    /// command is parsed and run, where the pad's output is the rumble's alone (WriteAhead.swift).
+    public var writeAhead = true
     /// Seconds of idleness before a pad's engine shuts down (restarting on demand); 0 turns it off.
     public var idleShutdown = 0.0
     public var limits = Limits()

@@ -79,7 +79,7 @@ struct ConfigReader {
         }
         if let v = top["render"] {
             let r = try table(v, "render")
-            try checkKeys(r, "render", ["mode", "tick_period", "realtime_priority", "onset_lead"])
+            try checkKeys(r, "render", ["mode", "tick_period", "realtime_priority", "onset_lead", "write_ahead"])
             if let m = r["mode"] {
                 let name = try string(m, "render.mode")
                 guard let mode = RenderMode(rawValue: name) else {
@@ -92,6 +92,7 @@ struct ConfigReader {
                 c.realtimePriority = try int(p, "render.realtime_priority", DaemonConfig.realtimePriorityRange)
             }
             if let l = r["onset_lead"] { c.onsetLead = try number(l, "render.onset_lead", RenderLoop.onsetLeadRange) }
+            if let w = r["write_ahead"] { c.writeAhead = try bool(w, "render.write_ahead") }
         }
         if let v = top["engine"] {
             let e = try table(v, "engine")

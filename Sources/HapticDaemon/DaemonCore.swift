@@ -219,20 +219,33 @@ public final class DaemonCore: @unchecked Sendable {
     public func handle(lines: [String], from client: ClientID) -> [String] {
         // The configuration is read once per turn, and only for a turn with a command to decode.
         var context: DecodingContext?
-        let prepared = lines.map { line in
-            prepare(line) {
-                // Only the limits decoding needs, not a copy of the whole configuration.
-                if context == nil { context = sharedConfig.withLockedValue { $0.decodingContext } }
-                return context!
+        func prepareAll() -> [Prepared] {
+            lines.map { line in
+                prepare(line) {
+                    // Only the limits decoding needs, not a copy of the whole configuration.
+                    if context == nil { context = sharedConfig.withLockedValue { $0.decodingContext } }
+                    return context!
+                }
             }
         }
+        // A plain rumble alone in its turn may have its first frame written ahead of it
+        // (WriteAhead.swift): then the line is parsed under the lock, after that write.
+        let ahead = lines.count == 1 ? RumbleLine.scan(lines[0]) : nil
+        var prepared = ahead == nil ? prepareAll() : []
         var replies: [String] = []
         replies.reserveCapacity(lines.count)
         // The commands' outcomes, in order (the lines already answered have none).
         var outcomes: IndexingIterator<[Result<JSONObject, ProtocolError>]> = [].makeIterator()
-        if prepared.contains(where: { if case .command = $0 { true } else { false } }) {
+        if ahead != nil || prepared.contains(where: { if case .command = $0 { true } else { false } }) {
             outcomes = loop.performSteps { steps in
-                prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
+                if let ahead {
+                    steps.perform(ticking: false) { access in
+                        guard !shuttingDown, let (pad, output) = state.rumbleAhead(ahead, from: client, access) else { return }
+                        access.writeAhead(pad, output)
+                    }
+                    prepared = prepareAll()
+                }
+                return prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
                     guard case .command(let request, let declaration, let decoded) = p else { return nil }
                     return run(declaration, request, decoded, client, &steps)
                 }

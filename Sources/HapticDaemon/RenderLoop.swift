@@ -304,6 +304,23 @@ public final class RenderLoop: @unchecked Sendable {
         public func haptics(_ id: PadID) -> HapticsStatus? { loop.pads[id]?.waveform?.currentStatus }
         /// The loop's clock, now.
         public var now: Double { loop.clock.now }
+
+        /// Writes `output` — the mix the command about to run will make on the pad
+        /// (`DaemonState.rumbleAhead`) — through the pacer now, ahead of the command's own render
+        /// pass, which then finds the pad has it. Not on a pad the waveform stream may render, and
+        /// nothing when the pacer holds it; a device error is left to the command's pass (the
+        /// pacer as it was), which meets it again and handles it as always.
+        public func writeAhead(_ id: PadID, _ output: MotorMagnitudes) {
+            guard let pad = touch(id), pad.waveform == nil, let sink = pad.sink else { return }
+            let written = try? pad.pipeline.offerAhead(output) { w throws(DeviceError) in
+                // The benchmark's stages (`RequestProbe`): this write is the command's.
+                RequestProbe.mark(.dispatched)
+                RequestProbe.mark(.rendered)
+                try sink.apply(w)
+                RequestProbe.mark(.written)
+            }
+            if case .set(let m)? = written { loop.emit(.wrote(pad: id, time: loop.clock.now, value: m)) }
+        }
     }
 
     /// Runs `body` under the loop's lock, then gives every pad one render-and-pace pass and re-arms the
@@ -391,7 +408,7 @@ public final class RenderLoop: @unchecked Sendable {
 
     // MARK: the loop
 
-    private func emit(_ event: LoopEvent) {
+    fileprivate func emit(_ event: LoopEvent) {
         eventHandler?(event)
     }
 

@@ -263,13 +263,43 @@ public final class HapticEngine {
         let p = try player(id)
         try Self.checkRumble(strong: strong, weak: weak, duration: duration)
         try withinHorizon(duration, "rumble duration")
-        guard isRunning, p.fixedOutput != nil, p.isPlaying, p.pending.isEmpty, p.controls.isEmpty, p.rate == 1, !p.loopEnabled,
-              !p.hasEnded(at: currentTime) else { return false }
+        guard canUpdateRumble(p) else { return false }
         mutations &+= 1
         p.compiled = rumbleCompiled(duration)
         p.phase = .playing(time: currentTime, offset: 0)
         p.fixedOutput = Self.rumbleMagnitudes(strong: strong, weak: weak)
         return true
+    }
+
+    /// Whether `updateRumble` changes `p` in place now.
+    private func canUpdateRumble(_ p: PlayerState) -> Bool {
+        isRunning && p.fixedOutput != nil && p.isPlaying && p.pending.isEmpty && p.controls.isEmpty && p.rate == 1 && !p.loopEnabled
+            && !p.hasEnded(at: currentTime)
+    }
+
+    /// The engine's output now once a rumble of these magnitudes plays from its start as the engine's
+    /// only playing player, with policy gain `gain`: what `output(at: currentTime)` gives after
+    /// `makeRumble` and `start(id, at: .immediately)` on an engine where nothing plays, or after
+    /// `updateRumble` of its one playing player — computed as `output` computes it, making and
+    /// changing nothing (the daemon writes a rumble's first frame ahead of its player: docs/rendering.md,
+    /// "A rumble's first frame"). Throws what `makeRumble` throws; nil when the engine would not
+    /// play it now (stopped, muted for haptics).
+    public func rumbleOutput(strong: Double, weak: Double, duration: Double, gain: Double) throws(EngineError) -> MotorMagnitudes? {
+        try Self.checkRumble(strong: strong, weak: weak, duration: duration)
+        try withinHorizon(duration, "rumble duration")
+        guard isRunning, !isMutedForHaptics else { return nil }
+        guard gain > 0 else { return .zero }
+        let signal = rumbleCompiled(duration).frame(at: 0, external: .neutral)
+        let m = PlayerState.fixedMagnitudes(Self.rumbleMagnitudes(strong: strong, weak: weak), intensity: signal.intensity, route: route)
+        return MotorMagnitudes.zero.mixed(with: m.scaled(by: gain))
+    }
+
+    /// The policy gain of `id` when it is a rumble `updateRumble` would change in place now and the
+    /// only player playing on this engine (its output then is `rumbleOutput` with that gain); nil
+    /// otherwise.
+    public func soleRumbleGain(_ id: PlayerID) -> Double? {
+        guard let p = players[id], canUpdateRumble(p), !p.isMuted, !order.contains(where: { $0 !== p && $0.isPlaying }) else { return nil }
+        return p.policyGain
     }
 
     /// The shortest a rumble lasts (seconds): a shorter one (SDL's callers give milliseconds; a

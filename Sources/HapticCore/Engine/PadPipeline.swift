@@ -86,6 +86,23 @@ public final class PadPipeline {
         return write
     }
 
+    /// Offers `output` — the mix a command is about to make (`HapticEngine.rumbleOutput`) — to the
+    /// pacer at now as the command's own render pass will (`tick(command: true)`), and gives `apply`
+    /// what is to be written. The command's pass then finds the pad already has it and writes
+    /// nothing more. If `apply` throws, the pacer is left as it was: the command's pass meets the
+    /// device's error itself.
+    public func offerAhead<E: Error>(_ output: MotorMagnitudes, _ apply: (Pacer.Write) throws(E) -> Void) throws(E) -> Pacer.Write? {
+        let before = pacer
+        guard let write = pacer.offer(scaled(output), at: engine.currentTime, command: true) else { return nil }
+        do {
+            try apply(write)
+        } catch {
+            pacer = before
+            throw error
+        }
+        return write
+    }
+
     /// The output at now just before a command changes the pad's engines (after `catchUp()`), while
     /// an onset may be corrected: what tells the parameters' drop from a pulse's own end (`Pacer`).
     public func sampleBeforeCommand() {

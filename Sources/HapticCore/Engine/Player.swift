@@ -188,10 +188,14 @@ final class PlayerState {
         guard !isMuted, isPlaying else { return .zero }
         let o = offset(at: t)
         let signal = compiled.frame(at: o, external: controls.isEmpty ? .neutral : controls.values(at: t))
-        if let fixed = fixedOutput {
-            let i = min(max(signal.intensity, 0), 1)
-            return route.place(strong: UInt16(Double(fixed.strong) * i), weak: UInt16(Double(fixed.weak) * i))
-        }
+        if let fixed = fixedOutput { return Self.fixedMagnitudes(fixed, intensity: signal.intensity, route: route) }
         return MotorMapping.magnitudes(for: signal, profile: compiled.profile, route: route, quantized: false)
+    }
+
+    /// A rumble's motors (`fixedOutput`) at its pattern's `intensity`, placed by `route`: its output
+    /// here, and the first frame `HapticEngine.rumbleOutput` tells ahead of it.
+    static func fixedMagnitudes(_ fixed: MotorMagnitudes, intensity: Double, route: MotorRoute) -> MotorMagnitudes {
+        let i = min(max(intensity, 0), 1)
+        return route.place(strong: UInt16(Double(fixed.strong) * i), weak: UInt16(Double(fixed.weak) * i))
     }
 }

@@ -1,0 +1,151 @@
+import Evdev
+@testable import HapticCore
+@testable import HapticDaemon
+import HapticProtocol
+import Logging
+import Testing
+
+/// A rumble's first frame written ahead of its player (WriteAhead.swift): written only where the
+/// command will be accepted and the pad's output will be the rumble's alone, and then exactly the
+/// output the command's own render pass computes.
+@Suite struct WriteAheadTests {
+    static let line = #"{"id":5,"cmd":"rumble","strong":0.8,"weak":0.3,"duration":5}"#
+
+    /// What the write ahead would write for `line` from `client`, quantized (nil: it leaves it).
+    static func ahead(_ bench: StateBench, _ line: String, from client: ClientID) -> MotorMagnitudes? {
+        bench.read { state, access in
+            guard let (pad, m) = state.rumbleAhead(RumbleLine.scan(line)!, from: client, access), let p = access.pipeline(pad) else { return nil }
+            return p.pacer.quantized(p.scaled(m))
+        }
+    }
+
+    /// Pad 0's output now, as its next render pass offers it to the pacer.
+    static func output(_ bench: StateBench) -> MotorMagnitudes {
+        bench.read { _, access in
+            let p = access.pipeline(0)!
+            return p.pacer.quantized(p.scaled(p.mix(at: access.now)))
+        }
+    }
+
+    /// `line` ahead, then as a command: the two outputs, or the write ahead's nil.
+    static func compare(_ bench: StateBench, _ line: String = line, from client: ClientID) throws -> (ahead: MotorMagnitudes?, after: MotorMagnitudes) {
+        let predicted = ahead(bench, line, from: client)
+        _ = try bench.send(line, from: client)
+        return (predicted, output(bench))
+    }
+
+    @Test func fromRestItIsTheOutputTheCommandMakes() throws {
+        let bench = StateBench()
+        let a = try bench.connect(nil)
+        let (predicted, after) = try Self.compare(bench, from: a)
+        #expect(predicted != nil && !(predicted?.isZero ?? true))
+        #expect(predicted == after)
+    }
+
+    @Test func inPlaceItIsTheOutputTheCommandMakes() throws {
+        let bench = StateBench()
+        let a = try bench.connect(nil)
+        _ = try bench.ok(Self.line, from: a)
+        let (predicted, after) = try Self.compare(bench, #"{"id":6,"cmd":"rumble","strong":0.2,"weak":0.9,"duration":5}"#, from: a)
+        #expect(predicted != nil)
+        #expect(predicted == after)
+    }
+
+    @Test func theGainsAndTheCeilingApplyAsToTheCommand() throws {
+        var config = DaemonConfig()
+        var rule = PolicyConfig.AppRule(id: "test")
+        rule.gain = 0.4
+        config.policy.apps = [rule]
+        config.policy.maxStrength = 0.5
+        let bench = StateBench(config: config)
+        let a = try bench.connect(nil)
+        let root = try bench.connect(PeerCredentials(pid: 1, uid: 0, gid: 0))
+        _ = try bench.ok(#"{"id":1,"cmd":"gain.set","device":0,"gain":0.7}"#, from: root)
+        let (predicted, after) = try Self.compare(bench, #"{"id":5,"cmd":"rumble","device":0,"strong":1,"weak":0.6,"duration":5}"#, from: a)
+        #expect(predicted != nil && predicted == after, "\(String(describing: predicted)) \(after)")
+        #expect(after.strong < 65535 / 2 + 1)
+        // In place too.
+        let (again, then) = try Self.compare(bench, #"{"id":6,"cmd":"rumble","device":0,"strong":0.3,"weak":1,"duration":5}"#, from: a)
+        #expect(again != nil && again == then)
+    }
+
+    @Test func quietPolicyWritesNothingAhead() throws {
+        var config = DaemonConfig()
+        config.policy.mode = .quiet
+        let bench = StateBench(config: config)
+        let a = try bench.connect(nil)
+        let (predicted, after) = try Self.compare(bench, from: a)
+        #expect(predicted == .zero && after == .zero)
+    }
+
+    @Test func notWhereAnotherPlayerPlaysOnThePad() throws {
+        let bench = StateBench()
+        let a = try bench.connect(nil), b = try bench.connect(nil)
+        _ = try bench.ok(Self.line, from: b)  // another connection's rumble
+        #expect(Self.ahead(bench, Self.line, from: a) == nil)
+        let c = try bench.connect(nil)
+        let d = try bench.connect(nil)
+        _ = try bench.playLong(from: d)
+        _ = try bench.ok(#"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":5}"#, from: c)
+        // c's rumble plays with b's and d's pattern: not alone, even in place.
+        #expect(Self.ahead(bench, #"{"id":2,"cmd":"rumble","strong":0.6,"weak":0.5,"duration":5}"#, from: c) == nil)
+    }
+
+    @Test func notForWhatTheCommandRefusesOrDoesOtherwise() throws {
+        var config = DaemonConfig()
+        config.limits.maxPlayersPerClient = 1
+        let bench = StateBench(config: config)
+        let a = try bench.connect(nil)
+        // Magnitudes out of range, a pad that is not there, a stop.
+        for line in [#"{"id":1,"cmd":"rumble","strong":1.5,"weak":0.5,"duration":5}"#,
+                     #"{"id":1,"cmd":"rumble","device":7,"strong":0.5,"weak":0.5,"duration":5}"#,
+                     #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":0}"#,
+                     #"{"id":1,"cmd":"rumble","strong":0,"weak":0}"#,
+                     #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5}"#] {
+            #expect(Self.ahead(bench, line, from: a) == nil, "\(line)")
+            if line.contains("\"strong\":0,") { continue }
+            #expect((try? bench.send(line, from: a).get()) == nil, "\(line)")
+        }
+        // A connection at its player limit: the command is refused.
+        _ = try bench.playLong(from: a)
+        #expect(Self.ahead(bench, Self.line, from: a) == nil)
+        #expect((try? bench.send(Self.line, from: a).get()) == nil)
+    }
+
+    @Test func notWhenTheEngineIsStoppedOrOff() throws {
+        var config = DaemonConfig()
+        config.writeAhead = false
+        let off = StateBench(config: config)
+        #expect(Self.ahead(off, Self.line, from: try off.connect(nil)) == nil)
+        let bench = StateBench()
+        let a = try bench.connect(nil)
+        bench.read { _, access in access.engine(0)!.stop() }
+        #expect(Self.ahead(bench, Self.line, from: a) == nil)
+    }
+
+    /// Through the daemon: the pad gets the same writes with and without it — one write of the
+    /// rumble's value from rest, one of the next in place, one zero at the stop.
+    @Test func thePadGetsTheSameWritesEitherWay() throws {
+        var results: [[Pacer.Write]] = []
+        for on in [true, false] {
+            var config = DaemonConfig()
+            config.writeAhead = on
+            let core = DaemonCore(config: config, loop: RenderLoop(), logger: Logger(label: "test"))
+            defer { core.shutdown() }
+            let sink = RecordingSink()
+            core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
+            let client = try connect(core)
+            func sets(_ writes: [Pacer.Write]) -> [Pacer.Write] { writes.filter { if case .set = $0 { true } else { false } } }
+            for (k, line) in [Self.line, #"{"id":6,"cmd":"rumble","strong":0.4,"weak":0.3,"duration":5}"#,
+                              #"{"id":7,"cmd":"rumble","strong":0,"weak":0}"#].enumerated() {
+                let reply = core.handle(line: line, from: client)
+                #expect(reply.contains("\"ok\":true"), "\(reply)")
+                // Each value reaches the pad (at once, or after the pad's interval) before the next.
+                #expect(sink.waitFor { sets($0).count == k + 1 }, "\(sink.writes)")
+            }
+            results.append(sets(sink.writes))
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0].count == 3, "\(results[0])")
+    }
+}
