@@ -35,6 +35,8 @@ public final class DaemonCore: @unchecked Sendable {
     var deviceRecovery: (@Sendable (String) -> Void)?
     /// Device errors raised while the current command's first frame was written.
     var commandDeviceErrors: [String] = []
+    /// Rumbles whose first frame was written ahead of them (WriteAhead.swift), for tests.
+    private(set) var writesAhead = 0
     /// Set by `shutdown` before it stops the engines: their stops are the daemon going away, which
     /// clients learn from the socket closing (Core Haptics' `serverInterrupted`), not from events
     /// that would read as players finishing.
@@ -212,8 +214,9 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// Handles a connection's turn of request lines, in order, and returns their reply lines.
     /// Parsing and decoding (patterns included) and the replies' encoding happen here, on the calling
-    /// socket thread, and so do the answers that read nothing of the daemon's state (`ping`,
-    /// `version`); the other commands run under the render loop's lock, taken once for all of them
+    /// socket thread — but for a plain rumble alone in its turn, parsed under the lock after its first
+    /// frame was written ahead (WriteAhead.swift) — and so do the answers that read nothing of the
+    /// daemon's state (`ping`, `version`); the other commands run under the render loop's lock, taken once for all of them
     /// (`RenderLoop.performSteps`), each exactly as alone — its own render pass, its own device
     /// errors. (No command changes what decoding reads: the limits change only on reload.)
     public func handle(lines: [String], from client: ClientID) -> [String] {
@@ -229,8 +232,11 @@ public final class DaemonCore: @unchecked Sendable {
             }
         }
         // A plain rumble alone in its turn may have its first frame written ahead of it
-        // (WriteAhead.swift): then the line is parsed under the lock, after that write.
-        let ahead = lines.count == 1 ? RumbleLine.scan(lines[0]) : nil
+        // (WriteAhead.swift): then the line is parsed under the lock, after that write. (Not a stop,
+        // nor with `render.write_ahead` off: those are parsed here, outside the lock, as any line.)
+        let ahead = lines.count == 1 ? RumbleLine.scan(lines[0]).flatMap { r in
+            r.duration != nil && (r.strong > 0 || r.weak > 0) && sharedConfig.withLockedValue({ $0.writeAhead }) ? r : nil
+        } : nil
         var prepared = ahead == nil ? prepareAll() : []
         var replies: [String] = []
         replies.reserveCapacity(lines.count)
@@ -238,17 +244,28 @@ public final class DaemonCore: @unchecked Sendable {
         var outcomes: IndexingIterator<[Result<JSONObject, ProtocolError>]> = [].makeIterator()
         if ahead != nil || prepared.contains(where: { if case .command = $0 { true } else { false } }) {
             outcomes = loop.performSteps { steps in
+                var aheadPad: PadID?
                 if let ahead {
-                    steps.perform(ticking: false) { access in
-                        guard !shuttingDown, let (pad, output) = state.rumbleAhead(ahead, from: client, access) else { return }
-                        access.writeAhead(pad, output)
+                    aheadPad = steps.ahead { access in
+                        guard !shuttingDown, let (pad, output) = state.rumbleAhead(ahead, from: client, access),
+                              access.writeAhead(pad, output) else { return nil }
+                        return pad
                     }
+                    if aheadPad != nil { writesAhead &+= 1 }
                     prepared = prepareAll()
                 }
-                return prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
+                let outcomes = prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
                     guard case .command(let request, let declaration, let decoded) = p else { return nil }
                     return run(declaration, request, decoded, client, &steps)
                 }
+                // A command whose first frame went ahead is one `rumbleAhead` found would be
+                // accepted. Were it refused all the same, the pad must not keep that frame: a render
+                // pass gives it what its players make.
+                if let pad = aheadPad, outcomes.contains(where: { if case .failure = $0 { true } else { false } }) {
+                    assertionFailure("a rumble written ahead was refused: \(lines[0]) \(outcomes)")
+                    steps.perform(ticking: true) { access in _ = access.pipeline(pad) }
+                }
+                return outcomes
             }.makeIterator()
         }
         for p in prepared {

@@ -307,19 +307,31 @@ public final class RenderLoop: @unchecked Sendable {
 
         /// Writes `output` — the mix the command about to run will make on the pad
         /// (`DaemonState.rumbleAhead`) — through the pacer now, ahead of the command's own render
-        /// pass, which then finds the pad has it. Not on a pad the waveform stream may render, and
-        /// nothing when the pacer holds it; a device error is left to the command's pass (the
-        /// pacer as it was), which meets it again and handles it as always.
-        public func writeAhead(_ id: PadID, _ output: MotorMagnitudes) {
-            guard let pad = touch(id), pad.waveform == nil, let sink = pad.sink else { return }
-            let written = try? pad.pipeline.offerAhead(output) { w throws(DeviceError) in
+        /// pass, which then finds the pad has it; true when it wrote. Not on a pad the waveform
+        /// stream may render, and nothing when the pacer holds it. A device error is left to the
+        /// command's pass, the pacer as it was: that pass meets it again and handles and reports it
+        /// as every pass does (a retry that succeeds there reports nothing: the pad got its value).
+        ///
+        /// Right after the write the thread yields the CPU once: the kernel's work that turns the write
+        /// into the pad's report (ff-memless, the driver's output work, queued on this CPU; the
+        /// reader of a hidraw or uhid node) then runs before the write's event (the trace, the
+        /// subscribers) and the command's parsing, handler and reply rather than after them. Measured
+        /// under an emulator with one CPU, where it decides: without it the report waited for the whole
+        /// command (docs/benchmarks.md, "A rumble's first frame ahead of its player").
+        public func writeAhead(_ id: PadID, _ output: MotorMagnitudes) -> Bool {
+            guard let pad = touch(id), pad.waveform == nil, let sink = pad.sink else { return false }
+            let now = loop.clock.now
+            let written = try? pad.pipeline.offerAhead(output) { w in
                 // The benchmark's stages (`RequestProbe`): this write is the command's.
                 RequestProbe.mark(.dispatched)
                 RequestProbe.mark(.rendered)
                 try sink.apply(w)
                 RequestProbe.mark(.written)
             }
-            if case .set(let m)? = written { loop.emit(.wrote(pad: id, time: loop.clock.now, value: m)) }
+            guard case .set(let m)? = written else { return false }
+            sched_yield()
+            loop.emit(.wrote(pad: id, time: now, value: m))
+            return true
         }
     }
 
@@ -380,6 +392,13 @@ public final class RenderLoop: @unchecked Sendable {
                 renderedAt = now
             }
             return result
+        }
+
+        /// A plain rumble's first frame, written ahead of its command (`PadAccess.writeAhead`): `body`
+        /// with access to the pads, no render pass (the command's own comes after it).
+        public mutating func ahead<T>(_ body: (PadAccess) -> T) -> T {
+            loop.touched.removeAll(keepingCapacity: true)
+            return body(PadAccess(loop: loop))
         }
 
         /// The timer, re-armed for what the steps changed (nothing fires while the lock is held).

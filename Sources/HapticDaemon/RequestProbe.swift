@@ -11,7 +11,8 @@ public enum RequestProbe {
         case read
         /// The framer returned the turn's lines (`ConnectionHandler.answer`).
         case framed
-        /// Parsed and decoded: the daemon asks for the render loop's lock (`RenderLoop.performSteps`).
+        /// Parsed and decoded (a plain rumble alone in its turn: scanned, parsed under the lock after
+        /// its write ahead): the daemon asks for the render loop's lock (`RenderLoop.performSteps`).
         case lockRequested
         /// The lock is held.
         case locked

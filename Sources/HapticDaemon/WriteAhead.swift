@@ -15,34 +15,43 @@ import HapticProtocol
 /// pending in its pacer or engines, a waveform stream, a stop, a policy or a limit that could refuse
 /// the command, a line of any other shape — is left to the command alone.
 extension DaemonState {
+    /// How far ahead the pad must have nothing due (a scheduled start, a rumble's end) for its output
+    /// to be the rumble's alone until the command's own pass: well over the time from the write
+    /// ahead to that pass (parsing, decoding, the handler: a millisecond under an emulator).
+    static let aheadMargin = 0.02
+
     /// The pad and the output a plain rumble line will give it, if it is one of the two cases above
     /// and the command will be accepted; nil to leave it to the command.
     func rumbleAhead(_ line: RumbleLine, from id: ClientID, _ access: RenderLoop.PadAccess) -> (PadID, MotorMagnitudes)? {
         guard config.writeAhead, line.strong > 0 || line.weak > 0, let duration = line.duration,
-              let client = clients[id], let pad = try? padID(line.device, access),
-              let pipeline = access.pipeline(pad), access.haptics(pad) == nil
+              let pad = try? padID(line.device, access), let pipeline = access.pipeline(pad), access.haptics(pad) == nil,
+              // Read after the pad's catch-up (`PadAccess`), which may have ended its players.
+              let client = clients[id]
         else { return nil }
-        let now = access.now
+        let soon = access.now + Self.aheadMargin
         let engine = pipeline.engine
-        // Every other engine of the pad silent, with nothing due.
-        for (locality, e) in pipeline.engines where locality != .default {
-            guard !e.isPlaying, (e.nextWakeup ?? .infinity) > now else { return nil }
+        // Nothing due on any engine of the pad before the command's pass, and every other engine silent.
+        for (locality, e) in pipeline.engines {
+            guard (e.nextWakeup ?? .infinity) > soon, locality == .default || !e.isPlaying else { return nil }
         }
         let gain: Double
         if let previous = client.rumble, let rec = players[previous] {
             // In place (`RumbleRequest.run`'s first case), the rumble the only player playing.
             guard rec.pad == pad, rec.locality == .default, rec.requestedPriority == nil,
-                  let g = engine.soleRumbleGain(rec.local) else { return nil }
+                  let g = engine.soleRumbleGain(rec.local, margin: Self.aheadMargin) else { return nil }
             gain = g
         } else {
-            // From rest: nothing plays or is due on the pad, it has nothing pending, and the
-            // command's player will be let in.
-            guard !engine.isPlaying, (engine.nextWakeup ?? .infinity) > now, !pipeline.pacer.hasPendingOutput,
-                  pipeline.pacer.written.isZero, (try? players.requireRoom(for: client, config.limits)) != nil
+            // From rest: nothing plays on the pad, it has nothing pending, and the command's player
+            // will be let in.
+            guard !engine.isPlaying, !pipeline.pacer.hasPendingOutput, pipeline.pacer.written.isZero,
+                  (try? players.requireRoom(for: client, config.limits)) != nil
             else { return nil }
-            gain = config.policy.gain(app: client.app, important: false)
+            // As the engine keeps a player's policy gain (`setPolicyGain`).
+            let g = config.policy.gain(app: client.app, important: false)
+            gain = g.isFinite ? min(max(g, 0), 1) : 0
         }
-        guard let output = try? engine.rumbleOutput(strong: line.strong, weak: line.weak, duration: duration, gain: gain) else { return nil }
+        guard let output = try? engine.rumbleOutput(strong: line.strong, weak: line.weak, duration: duration, gain: gain),
+              !output.isZero else { return nil }
         return (pad, output)
     }
 }

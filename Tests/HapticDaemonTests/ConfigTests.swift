@@ -47,6 +47,7 @@ import Testing
             tick_period = 0.008
             realtime_priority = 3
             onset_lead = 0.0005
+            write_ahead = false
             [engine]
             idle_shutdown = 30
             [limits]
@@ -90,6 +91,7 @@ import Testing
             """)
         #expect(c.socketPath == "/tmp/x.sock" && c.socketMode == 0o600 && c.socketGroup == "input" && c.socketThreads == 3)
         #expect(c.tickPeriod == 0.008 && c.realtimePriority == 3 && c.onsetLead == 0.0005 && c.idleShutdown == 30)
+        #expect(!c.writeAhead && DaemonConfig().writeAhead)
         let l = c.limits
         #expect(l.maxLineBytes == 4096 && l.outputBufferBytes == 8192 && l.outputStallTimeout == 5)
         #expect(l.maxClients == 3 && l.maxClientsPerUID == 2 && l.adminReservedClients == 1)

@@ -31,6 +31,8 @@ import Testing
             #"{"id":7,"cmd":"rumble","device":0,"strong":0.75,"weak":0.5,"duration":0.2}"#,
             #"{"cmd": "rumble", "id": 12, "strong": 0.20000000000000001, "weak": 1.0, "duration": 5}"#,
             #"{"id":3,"cmd":"rumble","device":2,"strong":1e-05,"weak":0,"duration":0.016}"#,
+            // Over 15 digits (the parser's strtod path), an exponent with a sign, a 9-digit id.
+            #"{"id":999999999,"cmd":"rumble","strong":0.12345678901234567,"weak":3e-1,"duration":1e+2}"#,
             JSONWriter.write(.object(JSONObject(["id": .number(9), "cmd": .string("rumble"), "strong": .number(0.3), "weak": .number(0.6),
                                                  "duration": .number(0.25)]))),
         ]
@@ -64,6 +66,8 @@ import Testing
             #"{"id":1,"cmd":"rumble","device":-1,"strong":0.5,"weak":0.5,"duration":1}"#,
             #"{"id":1,"cmd":"rumble","device":1.5,"strong":0.5,"weak":0.5,"duration":1}"#,
             #"{"id":1,"cmd":"rumble","device":12345678901,"strong":0.5,"weak":0.5,"duration":1}"#,
+            #"{"id":1234567890,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":1}"#,  // a 10-digit id
+            "{\"id\":1,\"cmd\":\"rumble\",\"strong\":0.5,\"weak\":0.5,\"duration\":1}\r",  // a CR the parser skips
             "{\"id\":1,\n\"cmd\":\"rumble\",\"strong\":0.5,\"weak\":0.5,\"duration\":1}",
             "",
             "{",
@@ -78,6 +82,7 @@ import Testing
     @Test func generatedLinesReadAsTheGeneralPathReadsThem() {
         var rng = Seeded(state: 0x5EED)
         let numbers = ["0", "1", "0.5", "0.25", "1.0", "0.016", "-0.5", "1.5", "2", "1e-05", "1E2", "2.5e-1", "0.20000000000000001",
+                       "0.1234567890123456789", "1e+2", "25e-2", "0.99999999999999999",
                        "5e-324", "-0", "0e0", "00", "1.", ".5", "+1", "1e", "0x1", "Infinity", "\"0.5\"", "true", "null", "1e400"]
         var read = 0
         for _ in 0..<20_000 {
@@ -85,7 +90,7 @@ import Testing
             func number() -> String {
                 Bool.random(using: &rng) ? numbers.randomElement(using: &rng)! : String(Double.random(in: -0.2...1.2, using: &rng))
             }
-            members.append(#""id":"# + ["1", "42", "0", "007", "\"x\"", "1.5", "-3"].randomElement(using: &rng)!)
+            members.append(#""id":"# + ["1", "42", "0", "007", "\"x\"", "1.5", "-3", "999999999", "1234567890"].randomElement(using: &rng)!)
             members.append(#""cmd":"# + ["\"rumble\"", "\"rumble\"", "\"rumble\"", "\"play\"", "\"Rumble\"", "1"].randomElement(using: &rng)!)
             for key in ["strong", "weak", "duration", "device", "delay", "priority", "locality"] {
                 let p: Double = ["strong", "weak"].contains(key) ? 0.95 : key == "duration" ? 0.8 : key == "device" ? 0.3 : 0.03
@@ -100,7 +105,7 @@ import Testing
             let line = "{" + members.map { m in
                 let parts = m.split(separator: ":", maxSplits: 1)
                 return space() + parts[0] + space() + ":" + space() + parts[1] + space()
-            }.joined(separator: ",") + "}"
+            }.joined(separator: ",") + "}" + (Double.random(in: 0..<1, using: &rng) < 0.05 ? "\r" : "")
             guard let scanned = RumbleLine.scan(line) else { continue }
             read += 1
             let general = Self.general(line)

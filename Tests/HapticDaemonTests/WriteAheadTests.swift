@@ -1,4 +1,5 @@
 import Evdev
+import Glibc
 @testable import HapticCore
 @testable import HapticDaemon
 import HapticProtocol
@@ -75,7 +76,49 @@ import Testing
         let bench = StateBench(config: config)
         let a = try bench.connect(nil)
         let (predicted, after) = try Self.compare(bench, from: a)
-        #expect(predicted == .zero && after == .zero)
+        #expect(predicted == nil && after == .zero)
+    }
+
+    @Test func notWhenSomethingIsDueOnThePadSoon() throws {
+        let bench = StateBench()
+        let a = try bench.connect(nil), b = try bench.connect(nil)
+        // Another connection's player starts 5 ms from now: the pad's output would not be the
+        // rumble's alone by the command's own pass.
+        let created = try bench.ok(#"{"id":1,"cmd":"player.create","pattern":\#(StateBench.long)}"#, from: b)
+        guard case .number(let id)? = created["player"] else { Issue.record("\(created)"); return }
+        _ = try bench.ok(#"{"id":2,"cmd":"player.start","player":\#(Int(id)),"after":0.005}"#, from: b)
+        #expect(Self.ahead(bench, Self.line, from: a) == nil)
+        // Nor in place.
+        let bench2 = StateBench()
+        let d = try bench2.connect(nil), e = try bench2.connect(nil)
+        _ = try bench2.ok(Self.line, from: d)
+        let made = try bench2.ok(#"{"id":1,"cmd":"player.create","pattern":\#(StateBench.long)}"#, from: e)
+        guard case .number(let id2)? = made["player"] else { Issue.record("\(made)"); return }
+        _ = try bench2.ok(#"{"id":2,"cmd":"player.start","player":\#(Int(id2)),"after":0.005}"#, from: e)
+        #expect(Self.ahead(bench2, #"{"id":6,"cmd":"rumble","strong":0.2,"weak":0.9,"duration":5}"#, from: d) == nil)
+        // A rumble about to end is not changed in place ahead either.
+        let bench3 = StateBench()
+        let f = try bench3.connect(nil)
+        _ = try bench3.ok(#"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":0.01}"#, from: f)
+        #expect(Self.ahead(bench3, #"{"id":2,"cmd":"rumble","strong":0.6,"weak":0.5,"duration":0.01}"#, from: f) == nil)
+    }
+
+    @Test func notWhereAnotherLocalityPlays() throws {
+        let bench = StateBench()
+        let a = try bench.connect(nil), b = try bench.connect(nil)
+        _ = try bench.ok(#"{"id":1,"cmd":"play","locality":"leftHandle","pattern":\#(StateBench.long)}"#, from: b)
+        #expect(Self.ahead(bench, Self.line, from: a) == nil)
+    }
+
+    @Test func notPastAUsersPlayerLimit() throws {
+        var config = DaemonConfig()
+        config.limits.maxPlayersPerUID = 1
+        let bench = StateBench(config: config)
+        let peer = PeerCredentials(pid: 10, uid: 1000, gid: 1000)
+        let a = try bench.connect(peer), b = try bench.connect(peer)
+        _ = try bench.playLong(from: b)
+        #expect(Self.ahead(bench, Self.line, from: a) == nil)
+        #expect((try? bench.send(Self.line, from: a).get()) == nil)
     }
 
     @Test func notWhereAnotherPlayerPlaysOnThePad() throws {
@@ -124,28 +167,63 @@ import Testing
     }
 
     /// Through the daemon: the pad gets the same writes with and without it — one write of the
-    /// rumble's value from rest, one of the next in place, one zero at the stop.
+    /// rumble's value from rest, one of the next in place, one zero at the stop — the first two
+    /// written ahead when it is on.
     @Test func thePadGetsTheSameWritesEitherWay() throws {
         var results: [[Pacer.Write]] = []
+        for on in [true, false] {
+            var config = DaemonConfig()
+            config.writeAhead = on
+            let loop = RenderLoop()
+            let core = DaemonCore(config: config, loop: loop, logger: Logger(label: "test"))
+            defer { core.shutdown() }
+            let sink = RecordingSink()
+            core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
+            let client = try connect(core)
+            for (k, line) in [Self.line, #"{"id":6,"cmd":"rumble","strong":0.4,"weak":0.3,"duration":5}"#,
+                              #"{"id":7,"cmd":"rumble","strong":0,"weak":0}"#].enumerated() {
+                // A game's next frame: once the pad may be written again (its pacer's interval).
+                let wait = loop.perform(ticking: false) { access in access.pipeline(0)!.pacer.nextWriteTime(from: access.now) - access.now }
+                if wait > 0 { usleep(UInt32(wait * 1e6) + 100) }
+                let reply = core.handle(line: line, from: client)
+                #expect(reply.contains("\"ok\":true"), "\(reply)")
+                // Each value reaches the pad (at once, or after the pad's interval) before the next.
+                #expect(sink.waitFor { $0.count == k + 1 }, "\(sink.writes)")
+            }
+            #expect(core.writesAhead == (on ? 2 : 0))
+            results.append(sink.writes)
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0].count == 3, "\(results[0])")
+    }
+
+    /// A device that fails: the command reports it alike, written ahead or not.
+    @Test func aFailingDeviceIsReportedByTheCommandEitherWay() throws {
+        var replies: [String] = []
         for on in [true, false] {
             var config = DaemonConfig()
             config.writeAhead = on
             let core = DaemonCore(config: config, loop: RenderLoop(), logger: Logger(label: "test"))
             defer { core.shutdown() }
             let sink = RecordingSink()
+            sink.failWith = DeviceError(kind: .system(.ioError), operation: .upload, path: "/dev/input/event9")
             core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
             let client = try connect(core)
-            func sets(_ writes: [Pacer.Write]) -> [Pacer.Write] { writes.filter { if case .set = $0 { true } else { false } } }
-            for (k, line) in [Self.line, #"{"id":6,"cmd":"rumble","strong":0.4,"weak":0.3,"duration":5}"#,
-                              #"{"id":7,"cmd":"rumble","strong":0,"weak":0}"#].enumerated() {
-                let reply = core.handle(line: line, from: client)
-                #expect(reply.contains("\"ok\":true"), "\(reply)")
-                // Each value reaches the pad (at once, or after the pad's interval) before the next.
-                #expect(sink.waitFor { sets($0).count == k + 1 }, "\(sink.writes)")
-            }
-            results.append(sets(sink.writes))
+            replies.append(core.handle(line: Self.line, from: client))
+            #expect(core.writesAhead == 0)
         }
-        #expect(results[0] == results[1])
-        #expect(results[0].count == 3, "\(results[0])")
+        #expect(replies[0] == replies[1])
+        #expect(replies[0].contains("\"ok\":false") && replies[0].contains("device_error"), "\(replies[0])")
+    }
+
+    /// Only a line alone in its turn.
+    @Test func notInATurnOfSeveralLines() throws {
+        let core = DaemonCore(config: DaemonConfig(), loop: RenderLoop(), logger: Logger(label: "test"))
+        defer { core.shutdown() }
+        core.addPad(info: SimulatedPad(index: 0).info, sink: RecordingSink(), simulated: true)
+        let client = try connect(core)
+        let replies = core.handle(lines: [Self.line, #"{"id":8,"cmd":"ping"}"#], from: client)
+        #expect(replies.count == 2 && replies[0].contains("\"ok\":true"))
+        #expect(core.writesAhead == 0)
     }
 }

@@ -92,7 +92,8 @@ public final class HapticEngine {
         lastCommandTime = currentTime
         commandCount &+= 1
     }
-    private var lastRumble: (duration: Double, compiled: CompiledPattern)?
+    /// The last rumble pattern compiled, and its intensity at its start (`rumbleOutput`).
+    private var lastRumble: (duration: Double, compiled: CompiledPattern, startIntensity: Double)?
     /// Called when the engine stops by itself — never after an explicit `stop()`.
     public var stoppedHandler: ((StoppedReason) -> Void)?
     /// Called after a reset: players are gone (create them again), patterns survive.
@@ -247,7 +248,7 @@ public final class HapticEngine {
     public func makeRumble(strong: Double, weak: Double, duration: Double) throws(EngineError) -> PlayerID {
         try Self.checkRumble(strong: strong, weak: weak, duration: duration)
         try withinHorizon(duration, "rumble duration")
-        let id = makePlayer(rumbleCompiled(duration), advanced: true, oneShot: true)
+        let id = makePlayer(rumbleCompiled(duration).compiled, advanced: true, oneShot: true)
         players[id]!.fixedOutput = Self.rumbleMagnitudes(strong: strong, weak: weak)
         return id
     }
@@ -265,7 +266,7 @@ public final class HapticEngine {
         try withinHorizon(duration, "rumble duration")
         guard canUpdateRumble(p) else { return false }
         mutations &+= 1
-        p.compiled = rumbleCompiled(duration)
+        p.compiled = rumbleCompiled(duration).compiled
         p.phase = .playing(time: currentTime, offset: 0)
         p.fixedOutput = Self.rumbleMagnitudes(strong: strong, weak: weak)
         return true
@@ -280,25 +281,27 @@ public final class HapticEngine {
     /// The engine's output now once a rumble of these magnitudes plays from its start as the engine's
     /// only playing player, with policy gain `gain`: what `output(at: currentTime)` gives after
     /// `makeRumble` and `start(id, at: .immediately)` on an engine where nothing plays, or after
-    /// `updateRumble` of its one playing player — computed as `output` computes it, making and
-    /// changing nothing (the daemon writes a rumble's first frame ahead of its player: docs/rendering.md,
-    /// "A rumble's first frame"). Throws what `makeRumble` throws; nil when the engine would not
-    /// play it now (stopped, muted for haptics).
+    /// `updateRumble` of its one playing player — computed as `output` computes it, making no
+    /// player and changing none (it compiles the rumble's pattern into the cache `makeRumble` uses)
+    /// (the daemon writes a rumble's first frame ahead of its player: docs/rendering.md §8). Throws
+    /// what `makeRumble` throws; nil when the engine would not play it now (stopped, muted for
+    /// haptics).
     public func rumbleOutput(strong: Double, weak: Double, duration: Double, gain: Double) throws(EngineError) -> MotorMagnitudes? {
         try Self.checkRumble(strong: strong, weak: weak, duration: duration)
         try withinHorizon(duration, "rumble duration")
         guard isRunning, !isMutedForHaptics else { return nil }
         guard gain > 0 else { return .zero }
-        let signal = rumbleCompiled(duration).frame(at: 0, external: .neutral)
-        let m = PlayerState.fixedMagnitudes(Self.rumbleMagnitudes(strong: strong, weak: weak), intensity: signal.intensity, route: route)
+        let start = rumbleCompiled(duration).startIntensity
+        let m = PlayerState.fixedMagnitudes(Self.rumbleMagnitudes(strong: strong, weak: weak), intensity: start, route: route)
         return MotorMagnitudes.zero.mixed(with: m.scaled(by: gain))
     }
 
-    /// The policy gain of `id` when it is a rumble `updateRumble` would change in place now and the
-    /// only player playing on this engine (its output then is `rumbleOutput` with that gain); nil
-    /// otherwise.
-    public func soleRumbleGain(_ id: PlayerID) -> Double? {
-        guard let p = players[id], canUpdateRumble(p), !p.isMuted, !order.contains(where: { $0 !== p && $0.isPlaying }) else { return nil }
+    /// The policy gain of `id` when it is a rumble `updateRumble` would change in place now and
+    /// still `margin` seconds from now (it does not end before), and the only player playing on this
+    /// engine (its output then is `rumbleOutput` with that gain); nil otherwise.
+    public func soleRumbleGain(_ id: PlayerID, margin: Double) -> Double? {
+        guard let p = players[id], canUpdateRumble(p), !p.isMuted, !p.hasEnded(at: currentTime + margin),
+              !order.contains(where: { $0 !== p && $0.isPlaying }) else { return nil }
         return p.policyGain
     }
 
@@ -319,13 +322,14 @@ public final class HapticEngine {
     /// A rumble's pattern, compiled: the last duration's is kept, since a game gives every rumble
     /// the same one (SDL's callers: a frame's, or "until changed"), and compiling was most of a
     /// rumble's cost.
-    private func rumbleCompiled(_ asked: Double) -> CompiledPattern {
+    private func rumbleCompiled(_ asked: Double) -> (compiled: CompiledPattern, startIntensity: Double) {
         let duration = max(asked, Self.minimumRumble)
-        if let last = lastRumble, last.duration == duration { return last.compiled }
+        if let last = lastRumble, last.duration == duration { return (last.compiled, last.startIntensity) }
         let pattern = HapticPattern(elements: [.event(.continuous(at: 0, duration: duration, intensity: 1, sharpness: 0))])
         let compiled = CompiledPattern(pattern, profile: profile)
-        lastRumble = (duration, compiled)
-        return compiled
+        let start = compiled.frame(at: 0, external: .neutral).intensity
+        lastRumble = (duration, compiled, start)
+        return (compiled, start)
     }
 
     private static func rumbleMagnitudes(strong: Double, weak: Double) -> MotorMagnitudes {

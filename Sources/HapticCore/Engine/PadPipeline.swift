@@ -91,7 +91,7 @@ public final class PadPipeline {
     /// what is to be written. The command's pass then finds the pad already has it and writes
     /// nothing more. If `apply` throws, the pacer is left as it was: the command's pass meets the
     /// device's error itself.
-    public func offerAhead<E: Error>(_ output: MotorMagnitudes, _ apply: (Pacer.Write) throws(E) -> Void) throws(E) -> Pacer.Write? {
+    public func offerAhead(_ output: MotorMagnitudes, _ apply: (Pacer.Write) throws -> Void) rethrows -> Pacer.Write? {
         let before = pacer
         guard let write = pacer.offer(scaled(output), at: engine.currentTime, command: true) else { return nil }
         do {
