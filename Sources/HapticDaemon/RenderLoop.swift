@@ -145,6 +145,9 @@ public final class RenderLoop: @unchecked Sendable {
         thread.start(self)
     }
 
+    /// Whether one CPU is online (read once): the write ahead yields after its write only then.
+    static let oneCPU = sysconf(Int32(_SC_NPROCESSORS_ONLN)) == 1
+
     /// The onset lead's bounds (`render.onset_lead`): up to 2 ms awake per onset.
     public static let onsetLeadRange = 0.0...0.002
 
@@ -312,12 +315,14 @@ public final class RenderLoop: @unchecked Sendable {
         /// command's pass, the pacer as it was: that pass meets it again and handles and reports it
         /// as every pass does (a retry that succeeds there reports nothing: the pad got its value).
         ///
-        /// Right after the write the thread yields the CPU once: the kernel's work that turns the write
-        /// into the pad's report (ff-memless, the driver's output work, queued on this CPU; the
-        /// reader of a hidraw or uhid node) then runs before the write's event (the trace, the
-        /// subscribers) and the command's parsing, handler and reply rather than after them. Measured
-        /// under an emulator with one CPU, where it decides: without it the report waited for the whole
-        /// command (docs/benchmarks.md, "A rumble's first frame ahead of its player").
+        /// On a machine with one CPU online, the thread yields it once right after the write: the
+        /// kernel's work that turns the write into the pad's report (ff-memless, the driver's output
+        /// work; the reader of a hidraw or uhid node) can run nowhere else, and then runs before the
+        /// write's event (the trace, the subscribers) and the command's parsing, handler and reply
+        /// rather than after them — measured under an emulator with one CPU, where without it the
+        /// report waited for the whole command (docs/benchmarks.md, "A rumble's first frame ahead of
+        /// its player"). The loop's lock is held across the yield, so a busy machine could hold the
+        /// render thread up for the yield's slice: not done where other CPUs can run that work.
         public func writeAhead(_ id: PadID, _ output: MotorMagnitudes) -> Bool {
             guard let pad = touch(id), pad.waveform == nil, let sink = pad.sink else { return false }
             let now = loop.clock.now
@@ -329,7 +334,7 @@ public final class RenderLoop: @unchecked Sendable {
                 RequestProbe.mark(.written)
             }
             guard case .set(let m)? = written else { return false }
-            sched_yield()
+            if RenderLoop.oneCPU { sched_yield() }
             loop.emit(.wrote(pad: id, time: now, value: m))
             return true
         }

@@ -93,7 +93,10 @@ public final class PadPipeline {
     /// device's error itself.
     public func offerAhead(_ output: MotorMagnitudes, _ apply: (Pacer.Write) throws -> Void) rethrows -> Pacer.Write? {
         let before = pacer
-        guard let write = pacer.offer(scaled(output), at: engine.currentTime, command: true) else { return nil }
+        guard let write = pacer.offer(scaled(output), at: engine.currentTime, command: true) else {
+            pacer = before  // held: the command's own pass offers it
+            return nil
+        }
         do {
             try apply(write)
         } catch {

@@ -88,7 +88,8 @@ extension RumbleRequest: DaemonCommand {
         }
         guard let duration else { return JSONObject(["stopped": .bool(replaced)]) }
         // The client as the removal left it (its players), when there was one to remove.
-        let current = replaced ? CommandContext(client: state.clients[client.id]!, access: context.access) : context
+        // (Read again whether or not it replaced one: the pad's catch-up may have ended its rumble.)
+        let current = state.clients[client.id].map { CommandContext(client: $0, access: context.access) } ?? context
         let (strong, weak, delay) = (self.strong, self.weak, self.delay)
         var result = try state.makePlayer(HapticPattern(), placement, current, kind: .rumble, make: { engine throws(EngineError) in
             try engine.makeRumble(strong: strong, weak: weak, duration: duration)
