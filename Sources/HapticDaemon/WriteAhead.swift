@@ -11,9 +11,10 @@ import HapticProtocol
 /// runs exactly as without it, and its render pass finds the pad already has its value. Under an
 /// emulator a command touching the daemon's code cold costs a millisecond or more before its write
 /// (docs/benchmarks.md, "A rumble's first frame ahead of its player"); this path touches a small part
-/// of it. Whatever is not one of the two cases — another player playing on the pad, anything
-/// pending in its pacer or engines, a waveform stream, a stop, a policy or a limit that could refuse
-/// the command, a line of any other shape — is left to the command alone.
+/// of it. Whatever is not one of the two cases — another player playing on the pad, anything due on
+/// its engines within `aheadMargin`, from rest a value pending in its pacer, a waveform transport,
+/// a stop, a policy or a limit that could refuse the command, a line of any other shape — is left
+/// to the command alone.
 extension DaemonState {
     /// How far ahead the pad must have nothing due (a scheduled start, a rumble's end) for its output
     /// to be the rumble's alone until the command's own pass: well over the time from the write
