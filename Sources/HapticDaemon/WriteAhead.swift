@@ -6,7 +6,8 @@ import HapticProtocol
 /// A game's rumble from rest, or its next value while its rumble is the only thing the pad plays,
 /// gives the pad an output that nothing else shares: the rumble's own magnitudes, through the
 /// player's policy gain and the pad's gain and ceiling. For those two cases the daemon computes it
-/// from the plain line (`RumbleLine`) with the engine's own rules (`HapticEngine.rumbleOutput`) and
+/// from the plain line (`RumbleLine`: on any locality whose engine the pad already has — the trigger
+/// motors, a handle — routed by that engine) with the engine's own rules (`HapticEngine.rumbleOutput`) and
 /// writes it through the pacer before it parses, decodes and runs the command; the command then
 /// runs exactly as without it, and its render pass finds the pad already has its value. Under an
 /// emulator a command touching the daemon's code cold costs a millisecond or more before its write
@@ -26,19 +27,21 @@ extension DaemonState {
     func rumbleAhead(_ line: RumbleLine, from id: ClientID, _ access: RenderLoop.PadAccess) -> (PadID, MotorMagnitudes)? {
         guard config.writeAhead, line.strong > 0 || line.weak > 0, let duration = line.duration,
               let pad = try? padID(line.device, access), let pipeline = access.pipeline(pad), access.haptics(pad) == nil,
+              // The locality's engine, made by an earlier command (the pad has it: `DaemonState.engine`).
+              let actuators = pads[pad]?.profile.actuators, line.locality.route(for: actuators) != nil,
+              let engine = pipeline.engine(for: line.locality),
               // Read after the pad's catch-up (`PadAccess`), which may have ended its players.
               let client = clients[id]
         else { return nil }
         let soon = access.now + Self.aheadMargin
-        let engine = pipeline.engine
         // Nothing due on any engine of the pad before the command's pass, and every other engine silent.
         for (locality, e) in pipeline.engines {
-            guard (e.nextWakeup ?? .infinity) > soon, locality == .default || !e.isPlaying else { return nil }
+            guard (e.nextWakeup ?? .infinity) > soon, locality == line.locality || !e.isPlaying else { return nil }
         }
         let gain: Double
         if let previous = client.rumble, let rec = players[previous] {
             // In place (`RumbleRequest.run`'s first case), the rumble the only player playing.
-            guard rec.pad == pad, rec.locality == .default, rec.requestedPriority == nil,
+            guard rec.pad == pad, rec.locality == line.locality, rec.requestedPriority == nil,
                   let g = engine.soleRumbleGain(rec.local, margin: Self.aheadMargin) else { return nil }
             gain = g
         } else {

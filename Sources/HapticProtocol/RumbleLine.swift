@@ -1,7 +1,9 @@
+import HapticCore
+
 /// A `rumble` request of the plain shape a game sends per frame, read straight from its line:
-/// `{"id":7,"cmd":"rumble","strong":0.8,"weak":0.3,"duration":0.5}` with an optional `"device"`, each
-/// member once, in any order, numbers in plain decimal or exponent form, integer ids, spaces and tabs
-/// between tokens. What it tells is what `Request.parse` and `RumbleRequest`'s declared decoding
+/// `{"id":7,"cmd":"rumble","strong":0.8,"weak":0.3,"duration":0.5}` with an optional `"device"` and
+/// `"locality"` (one of `Locality`'s names: the trigger motors, a handle), each member once, in any
+/// order, numbers in plain decimal or exponent form, integer ids, spaces and tabs between tokens. What it tells is what `Request.parse` and `RumbleRequest`'s declared decoding
 /// read from the same line (a test checks it on generated lines); a line of any other shape (a
 /// string id, another member, an escape, a delay) is nil here and only ever read the general way.
 ///
@@ -10,14 +12,16 @@
 /// is, its reply included.
 public struct RumbleLine: Sendable, Equatable {
     public var device: Int?
+    public var locality: Locality
     public var strong: Double
     public var weak: Double
     /// Absent for a stop (0/0), whatever the line says, as decoding reads it; absent with a magnitude
     /// above 0: a line decoding refuses.
     public var duration: Double?
 
-    public init(device: Int? = nil, strong: Double, weak: Double, duration: Double?) {
+    public init(device: Int? = nil, locality: Locality = .default, strong: Double, weak: Double, duration: Double?) {
         self.device = device
+        self.locality = locality
         self.strong = strong
         self.weak = weak
         self.duration = duration
@@ -42,6 +46,7 @@ public struct RumbleLine: Sendable, Equatable {
         mutating func rumble() -> RumbleLine? {
             var seen: UInt8 = 0  // one bit per member
             var device: Int?, strong: Double?, weak: Double?, duration: Double?
+            var locality = Locality.default
             skipSpace()
             guard take(UInt8(ascii: "{")) else { return nil }
             repeat {
@@ -58,22 +63,18 @@ public struct RumbleLine: Sendable, Equatable {
                 case .cmd:
                     bit = 2
                     guard name() == .rumble else { return nil }
-                case .strong:
-                    bit = 4
+                case .strong, .weak, .duration:
+                    bit = key == .strong ? 4 : key == .weak ? 8 : 16
                     guard let x = number() else { return nil }
-                    strong = x
-                case .weak:
-                    bit = 8
-                    guard let x = number() else { return nil }
-                    weak = x
-                case .duration:
-                    bit = 16
-                    guard let x = number() else { return nil }
-                    duration = x
+                    if key == .strong { strong = x } else if key == .weak { weak = x } else { duration = x }
                 case .device:
                     bit = 32
                     guard let x = integer() else { return nil }
                     device = x
+                case .locality:
+                    bit = 64
+                    guard let x = knownLocality() else { return nil }
+                    locality = x
                 case .rumble:
                     return nil
                 }
@@ -85,19 +86,34 @@ public struct RumbleLine: Sendable, Equatable {
             skipSpace()
             guard i == bytes.count, seen & 15 == 15, let strong, let weak else { return nil }
             // As decoding reads it: a stop (0/0) has no duration.
-            return RumbleLine(device: device, strong: strong, weak: weak, duration: strong > 0 || weak > 0 ? duration : nil)
+            return RumbleLine(device: device, locality: locality, strong: strong, weak: weak, duration: strong > 0 || weak > 0 ? duration : nil)
         }
 
-        enum Name { case id, cmd, strong, weak, duration, device, rumble }
+        enum Name { case id, cmd, strong, weak, duration, device, locality, rumble }
 
-        /// A quoted name this shape knows, without escapes.
-        mutating func name() -> Name? {
+        /// A quoted string without escapes, its bytes between the quotes.
+        mutating func quoted() -> UnsafeBufferPointer<UInt8>? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = i
             while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\") { i += 1 }
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
             let word = UnsafeBufferPointer(rebasing: bytes[start..<i])
             i += 1
+            return word
+        }
+
+        /// One of `Locality`'s names, as decoding reads it (an unknown one is a request it refuses).
+        mutating func knownLocality() -> Locality? {
+            guard let word = quoted() else { return nil }
+            return Locality.allCases.first { l in
+                var name = l.rawValue
+                return name.withUTF8 { $0.elementsEqual(word) }
+            }
+        }
+
+        /// A quoted name this shape knows, without escapes.
+        mutating func name() -> Name? {
+            guard let word = quoted() else { return nil }
             switch word.count {
             case 2 where equals(word, "id"): return .id
             case 3 where equals(word, "cmd"): return .cmd
@@ -106,6 +122,7 @@ public struct RumbleLine: Sendable, Equatable {
             case 6 where equals(word, "device"): return .device
             case 6 where equals(word, "rumble"): return .rumble
             case 8 where equals(word, "duration"): return .duration
+            case 8 where equals(word, "locality"): return .locality
             default: return nil
             }
         }

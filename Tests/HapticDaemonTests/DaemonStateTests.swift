@@ -13,20 +13,20 @@ final class StateBench: @unchecked Sendable {
     let state: DaemonState
     let loop = RenderLoop()
 
-    init(config: DaemonConfig = DaemonConfig(), pads: Int = 1) {
+    init(config: DaemonConfig = DaemonConfig(), pads: Int = 1, profile: DeviceProfile = .generic) {
         state = DaemonState(config: config, library: PatternLibrary.load(directories: [], limits: config.patternLimits, builtIns: true))
         loop.setEventHandler { [weak self] event in self?.state.apply(event) }
-        for i in 0..<pads { addPad(SimulatedPad(index: i)) }
+        for i in 0..<pads { addPad(SimulatedPad(index: i), profile: profile) }
     }
 
     deinit { loop.shutdown() }
 
     @discardableResult
-    func addPad(_ pad: SimulatedPad) -> PadID {
+    func addPad(_ pad: SimulatedPad, profile: DeviceProfile = .generic) -> PadID {
         let (id, config) = loop.perform(ticking: false) { _ in
-            (state.pads.attach(pad.info, profile: .generic, simulated: true).id, state.config)
+            (state.pads.attach(pad.info, profile: profile, simulated: true).id, state.config)
         }
-        loop.addPad(id, sink: pad, profile: .generic) { config.configure($0) }
+        loop.addPad(id, sink: pad, profile: profile) { config.configure($0) }
         return id
     }
 

@@ -25,6 +25,12 @@ import Testing
         return (true, try? RumbleRequest.decode(request))
     }
 
+    /// The request as `RumbleLine` tells it.
+    static func line(of request: RumbleRequest) -> RumbleLine {
+        RumbleLine(device: request.placement.target.device, locality: request.placement.target.locality, strong: request.strong,
+                   weak: request.weak, duration: request.duration)
+    }
+
     @Test func theLinesGamesSendAreRead() throws {
         // libhapticd (jansson), the VM tests' raw lines (JSONWriter), Python's json.dumps.
         let lines = [
@@ -35,13 +41,17 @@ import Testing
             #"{"id":999999999,"cmd":"rumble","strong":0.12345678901234567,"weak":3e-1,"duration":1e+2}"#,
             JSONWriter.write(.object(JSONObject(["id": .number(9), "cmd": .string("rumble"), "strong": .number(0.3), "weak": .number(0.6),
                                                  "duration": .number(0.25)]))),
+            // The trigger motors, a handle.
+            #"{"id":8,"cmd":"rumble","device":1,"strong":0.5,"weak":0.25,"locality":"triggers","duration":5}"#,
+            #"{"locality": "leftHandle", "id":10,"cmd":"rumble","strong":1,"weak":0,"duration":0.1}"#,
         ]
         for line in lines {
             let scanned = try #require(RumbleLine.scan(line), "\(line)")
             let request = try #require(Self.general(line).request, "\(line)")
-            #expect(scanned == RumbleLine(device: request.placement.target.device, strong: request.strong, weak: request.weak, duration: request.duration))
+            #expect(scanned == Self.line(of: request))
         }
         #expect(RumbleLine.scan(lines[0]) == RumbleLine(device: 0, strong: 0.75, weak: 0.5, duration: 0.2))
+        #expect(RumbleLine.scan(lines[5]) == RumbleLine(device: 1, locality: .triggers, strong: 0.5, weak: 0.25, duration: 5))
         // A stop has no duration.
         #expect(RumbleLine.scan(#"{"id":1,"cmd":"rumble","strong":0,"weak":0}"#) == RumbleLine(strong: 0, weak: 0, duration: nil))
     }
@@ -51,7 +61,11 @@ import Testing
             #"{"id":"a","cmd":"rumble","strong":0.5,"weak":0.5,"duration":1}"#,  // a string id
             #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":1,"delay":0.1}"#,  // a delay
             #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":1,"priority":5}"#,
-            #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":1,"locality":"leftHandle"}"#,
+            #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":1,"locality":"nose"}"#,  // no such locality
+            #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":1,"locality":"Triggers"}"#,
+            #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":1,"locality":"trigger\u0073"}"#,  // an escape
+            #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":1,"locality":3}"#,
+            #"{"id":1,"cmd":"rumble","strong":0.5,"weak":0.5,"duration":1,"locality":"triggers","locality":"triggers"}"#,
             #"{"id":1,"cmd":"rumble","strong":0.5,"strong":0.5,"weak":0.5,"duration":1}"#,  // twice
             #"{"id":1,"cmd":"rumbl\u0065","strong":0.5,"weak":0.5,"duration":1}"#,  // an escape
             #"{"id":1,"cmd":"play","strong":0.5,"weak":0.5,"duration":1}"#,
@@ -84,7 +98,8 @@ import Testing
         let numbers = ["0", "1", "0.5", "0.25", "1.0", "0.016", "-0.5", "1.5", "2", "1e-05", "1E2", "2.5e-1", "0.20000000000000001",
                        "0.1234567890123456789", "1e+2", "25e-2", "0.99999999999999999",
                        "5e-324", "-0", "0e0", "00", "1.", ".5", "+1", "1e", "0x1", "Infinity", "\"0.5\"", "true", "null", "1e400"]
-        var read = 0
+        let localities = Locality.allCases.map { "\"\($0.rawValue)\"" } + ["\"nose\"", "\"\"", "1", "\"trigger\\u0073\""]
+        var read = 0, withLocality = 0
         for _ in 0..<20_000 {
             var members: [String] = []
             func number() -> String {
@@ -93,10 +108,11 @@ import Testing
             members.append(#""id":"# + ["1", "42", "0", "007", "\"x\"", "1.5", "-3", "999999999", "1234567890"].randomElement(using: &rng)!)
             members.append(#""cmd":"# + ["\"rumble\"", "\"rumble\"", "\"rumble\"", "\"play\"", "\"Rumble\"", "1"].randomElement(using: &rng)!)
             for key in ["strong", "weak", "duration", "device", "delay", "priority", "locality"] {
-                let p: Double = ["strong", "weak"].contains(key) ? 0.95 : key == "duration" ? 0.8 : key == "device" ? 0.3 : 0.03
+                let p: Double = ["strong", "weak"].contains(key) ? 0.95 : key == "duration" ? 0.8 : key == "device" ? 0.3 : key == "locality" ? 0.4 : 0.03
                 guard Double.random(in: 0..<1, using: &rng) < p else { continue }
                 let value = key == "device" ? ["0", "1", "3", "-1", "1.0", "99"].randomElement(using: &rng)!
-                    : key == "locality" ? "\"default\"" : number()
+                    : key == "locality" ? localities.randomElement(using: &rng)!
+                    : number()
                 members.append("\"\(key)\":\(value)")
             }
             if Double.random(in: 0..<1, using: &rng) < 0.02 { members.append(members.randomElement(using: &rng)!) }
@@ -117,10 +133,10 @@ import Testing
                         || (scanned.duration == nil && (scanned.strong > 0 || scanned.weak > 0)), "\(line)")
                 continue
             }
-            #expect(scanned == RumbleLine(device: request.placement.target.device, strong: request.strong, weak: request.weak,
-                                          duration: request.duration), "\(line)")
-            #expect(request.delay == 0 && request.placement.priority == nil && request.placement.target.locality == .default, "\(line)")
+            #expect(scanned == Self.line(of: request), "\(line)")
+            #expect(request.delay == 0 && request.placement.priority == nil, "\(line)")
+            if scanned.locality != .default { withLocality += 1 }
         }
-        #expect(read > 1_000, "too few generated lines were of the plain shape: \(read)")
+        #expect(read > 1_000 && withLocality > 100, "too few generated lines were of the plain shape: \(read), \(withLocality) with a locality")
     }
 }

@@ -28,6 +28,19 @@ import Testing
         }
     }
 
+    /// Waits until pad 0's pacer has written zero and holds nothing (its interval after a stop).
+    static func waitForRest(_ bench: StateBench) -> Bool {
+        for _ in 0..<1000 {
+            let (rest, wait) = bench.read { _, access in
+                let pacer = access.pipeline(0)!.pacer
+                return (!pacer.hasPendingOutput && pacer.written.isZero, pacer.nextWriteTime(from: access.now) - access.now)
+            }
+            if rest { return true }
+            usleep(UInt32(min(max(wait, 0.0005), 0.01) * 1e6))
+        }
+        return false
+    }
+
     /// `line` ahead, then as a command: the two outputs, or the write ahead's nil.
     static func compare(_ bench: StateBench, _ line: String = line, from client: ClientID) throws -> (ahead: MotorMagnitudes?, after: MotorMagnitudes) {
         let predicted = ahead(bench, line, from: client)
@@ -106,6 +119,41 @@ import Testing
             return (ahead, state.clients[f]?.rumble.flatMap { state.players[$0] } != nil)
         }
         if stillPlaying { #expect(aheadOfIt == nil) }
+    }
+
+    /// On the pad's trigger motors (`"locality":"triggers"`, the Xbox's hidraw profile): the output the
+    /// command makes — in the trigger channels only — from rest and in place, once an earlier command
+    /// made the locality's engine; not before, not while the handles play, not on a locality the pad
+    /// lacks, not in place from another locality.
+    @Test func onTheTriggersItIsTheOutputTheCommandMakes() throws {
+        let bench = StateBench(profile: .xboxBluetoothTriggers)
+        let a = try bench.connect(nil)
+        let triggers = #"{"id":1,"cmd":"rumble","locality":"triggers","strong":0.7,"weak":0.4,"duration":5}"#
+        // The pad has no engine for the triggers until a command makes it.
+        #expect(Self.ahead(bench, triggers, from: a) == nil)
+        _ = try bench.ok(triggers, from: a)
+        _ = try bench.ok(#"{"id":2,"cmd":"rumble","locality":"triggers","strong":0,"weak":0}"#, from: a)
+        #expect(Self.output(bench) == .zero)
+        // From rest: once the stop has reached the pad (after the pad's interval).
+        #expect(Self.waitForRest(bench))
+        let (predicted, after) = try Self.compare(bench, triggers, from: a)
+        #expect(predicted != nil && predicted == after, "\(String(describing: predicted)) \(after)")
+        #expect(after.strong == 0 && after.weak == 0 && after.third > 0 && after.fourth > 0, "\(after)")
+        // In place.
+        let next = #"{"id":3,"cmd":"rumble","device":0,"locality":"triggers","strong":0.2,"weak":0.9,"duration":5}"#
+        let (again, then) = try Self.compare(bench, next, from: a)
+        #expect(again != nil && again == then, "\(String(describing: again)) \(then)")
+        // Not in place from another locality (the command replaces the player), nor beside the handles.
+        #expect(Self.ahead(bench, Self.line, from: a) == nil)
+        let b = try bench.connect(nil)
+        _ = try bench.ok(#"{"id":4,"cmd":"rumble","strong":0,"weak":0,"locality":"triggers"}"#, from: a)
+        _ = try bench.ok(Self.line, from: b)
+        #expect(Self.ahead(bench, triggers, from: a) == nil)
+        // A generic pad has no triggers: the command is refused, nothing goes ahead.
+        let generic = StateBench()
+        let c = try generic.connect(nil)
+        #expect(Self.ahead(generic, triggers, from: c) == nil)
+        #expect((try? generic.send(triggers, from: c).get()) == nil)
     }
 
     @Test func notWhereAnotherLocalityPlays() throws {

@@ -19,8 +19,9 @@ public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if let scanned {
         if let r = try? RumbleRequest.decode(request) {
-            let decoded = RumbleLine(device: r.placement.target.device, strong: r.strong, weak: r.weak, duration: r.duration)
-            guard decoded == scanned, r.delay == 0, r.placement.priority == nil, r.placement.target.locality == .default else {
+            let decoded = RumbleLine(device: r.placement.target.device, locality: r.placement.target.locality, strong: r.strong,
+                                     weak: r.weak, duration: r.duration)
+            guard decoded == scanned, r.delay == 0, r.placement.priority == nil else {
                 fatalError("RumbleLine read \(scanned), decoding \(decoded): \(line)")
             }
         } else if (0...1).contains(scanned.strong) && (0...1).contains(scanned.weak) && (scanned.duration ?? 1) > 0

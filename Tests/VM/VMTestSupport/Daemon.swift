@@ -23,11 +23,12 @@ public func patternStart(_ reply: JSONObject, fallback: Double) -> Double {
 
 /// A `rumble` request line as a game writes it: both motors (0…1) for `duration` seconds, or 0/0 (no
 /// duration) to stop.
-public func rumbleLine(id: Int, device: Int, strong: Double, weak: Double, duration: Double?) -> [UInt8] {
+public func rumbleLine(id: Int, device: Int, strong: Double, weak: Double, duration: Double?, locality: String? = nil) -> [UInt8] {
     var body = JSONObject([
         "id": .number(Double(id)), "cmd": .string("rumble"), "device": .number(Double(device)),
         "strong": .number(strong), "weak": .number(weak),
     ])
+    if let locality { body.append("locality", .string(locality)) }
     if let duration { body.append("duration", .number(duration)) }
     return Array((JSONWriter.write(.object(body)) + "\n").utf8)
 }

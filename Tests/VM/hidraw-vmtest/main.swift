@@ -739,18 +739,21 @@ func rampResponse(_ cmds: [Command], _ rs: [(Double, Int)]) -> Response {
 
 /// The benchmark as a C game sends it through libhapticd: `rumble` lines written as they are on a
 /// connection of their own, each stamped just before its write; a click's reply read before the next
-/// command, the ramp's at the end.
-@MainActor func hapticdRawBenchmark(_ pad: Pad) -> (clicks: [Double], ramp: Response) {
+/// command, the ramp's at the end. `triggers`: on the trigger motors (`"locality":"triggers"`, as
+/// SDL_GameControllerRumbleTriggers), steps included.
+@MainActor func hapticdRawBenchmark(_ pad: Pad, triggers: Bool = false) -> (clicks: [Double], ramp: Response) {
     guard let raw = RawConnection(path: socketPath) else { return ([], Response()) }
     var id = 0
     func send(_ level: Double, wait: Bool) -> Command? {
         id += 1
-        let line = rumbleLine(id: id, device: pad.device, strong: level, weak: level * 0.67, duration: level > 0 ? 5 : nil)
+        let line = rumbleLine(id: id, device: pad.device, strong: level, weak: level * 0.67, duration: level > 0 ? 5 : nil,
+                              locality: triggers ? "triggers" : nil)
         guard let t = raw.send(line), !wait || raw.readReplies(1) == 1 else { return nil }
         return Command(time: t, level: level)
     }
     return clicksAndRamp(
-        pad, measure: "raw_cmd_to_write", click: { send($0, wait: true) }, step: { send($1, wait: false) },
+        pad, measure: triggers ? "raw_triggers_cmd_to_write" : "raw_cmd_to_write", click: { send($0, wait: true) },
+        step: { send($1, wait: false) },
         stop: {
             _ = send(0, wait: false)
             raw.readReplies(31)
@@ -854,6 +857,7 @@ for pad in pads where pad.device >= 0 { checkCapabilities(pad, caps[pad.type]) }
 var bench: [String: (clicks: [Double], ramp: Response)] = [:]
 var benchRaw: [String: (clicks: [Double], ramp: Response)] = [:]
 var benchTriggers: [String: (clicks: [Double], ramp: Response)] = [:]
+var benchRawTriggers: [String: (clicks: [Double], ramp: Response)] = [:]
 for pad in pads where pad.device >= 0 {
     let begin = monotonicNow()
     if pad.isSwitch { sharpnessSweep(pad) }
@@ -864,7 +868,10 @@ for pad in pads where pad.device >= 0 {
     stops(pad)
     bench[pad.type] = hapticdBenchmark(pad)
     benchRaw[pad.type] = hapticdRawBenchmark(pad)
-    if !pad.isSwitch { benchTriggers[pad.type] = hapticdBenchmark(pad, triggers: true) }
+    if !pad.isSwitch {
+        benchTriggers[pad.type] = hapticdBenchmark(pad, triggers: true)
+        benchRawTriggers[pad.type] = hapticdRawBenchmark(pad, triggers: true)
+    }
     print("pad \(pad.type): \(Int((monotonicNow() - begin) * 1000)) ms")
 }
 
@@ -1037,6 +1044,7 @@ for pad in sdlPads {
     if let h = bench[pad.type] { table.append(row(pad.type, "hapticd hidraw", h.clicks, h.ramp)) }
     if let h = benchRaw[pad.type] { table.append(row(pad.type, "hapticd hidraw, raw", h.clicks, h.ramp)) }
     if let h = benchTriggers[pad.type] { table.append(row(pad.type, "hapticd triggers", h.clicks, h.ramp)) }
+    if let h = benchRawTriggers[pad.type] { table.append(row(pad.type, "hapticd triggers, raw", h.clicks, h.ramp)) }
     for mode in pad.isSwitch ? ["rumble"] : ["rumble", "triggers"] {
         let t0 = monotonicNow()
         guard let run = sdlRun(pad, mode) else {
