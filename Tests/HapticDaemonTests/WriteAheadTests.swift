@@ -156,6 +156,24 @@ import Testing
         #expect((try? generic.send(triggers, from: c).get()) == nil)
     }
 
+    /// In place only on the rumble's own locality: a connection whose rumble is on the triggers
+    /// (paused: no engine plays it) sends one for the default locality, where another connection's
+    /// rumble — the same number on its own engine — plays. The command replaces the first and makes
+    /// a player beside the other's: not the other's output alone.
+    @Test func notInPlaceFromAnotherLocality() throws {
+        let bench = StateBench(profile: .xboxBluetoothTriggers)
+        let a = try bench.connect(nil), b = try bench.connect(nil)
+        let made = try bench.ok(#"{"id":1,"cmd":"rumble","locality":"triggers","strong":0.7,"weak":0.4,"duration":5}"#, from: a)
+        guard case .number(let player)? = made["player"] else { Issue.record("\(made)"); return }
+        _ = try bench.ok(#"{"id":2,"cmd":"player.pause","player":\#(Int(player))}"#, from: a)
+        let other = try bench.ok(Self.line, from: b)
+        guard case .number(let otherPlayer)? = other["player"] else { Issue.record("\(other)"); return }
+        // The two players have the same number on their engines (what makes the locality matter).
+        let sameLocal = bench.read { state, _ in state.players[Int(player)]?.local == state.players[Int(otherPlayer)]?.local }
+        #expect(sameLocal)
+        #expect(Self.ahead(bench, #"{"id":3,"cmd":"rumble","strong":0.2,"weak":0.9,"duration":5}"#, from: a) == nil)
+    }
+
     @Test func notWhereAnotherLocalityPlays() throws {
         let bench = StateBench()
         let a = try bench.connect(nil), b = try bench.connect(nil)
@@ -221,20 +239,27 @@ import Testing
 
     /// Through the daemon: the pad gets the same writes with and without it — one write of the
     /// rumble's value from rest, one of the next in place, one zero at the stop — the first two
-    /// written ahead when it is on.
-    @Test func thePadGetsTheSameWritesEitherWay() throws {
+    /// written ahead when it is on. On the Xbox's trigger motors too, once a first rumble there
+    /// (and its stop) has made the locality's engine.
+    @Test(arguments: [nil, "triggers"]) func thePadGetsTheSameWritesEitherWay(locality: String?) throws {
         var results: [[Pacer.Write]] = []
-        for on in [true, false] {
+        let on = locality.map { #","locality":"\#($0)""# } ?? ""
+        let first = locality == nil ? [] : [#"{"id":1,"cmd":"rumble","strong":0.9,"weak":0.1,"duration":5\#(on)}"#,
+                                            #"{"id":2,"cmd":"rumble","strong":0,"weak":0\#(on)}"#]
+        let lines = first + [#"{"id":5,"cmd":"rumble","strong":0.8,"weak":0.3,"duration":5\#(on)}"#,
+                             #"{"id":6,"cmd":"rumble","strong":0.4,"weak":0.3,"duration":5\#(on)}"#,
+                             #"{"id":7,"cmd":"rumble","strong":0,"weak":0\#(on)}"#]
+        for ahead in [true, false] {
             var config = DaemonConfig()
-            config.writeAhead = on
+            config.writeAhead = ahead
             let loop = RenderLoop()
             let core = DaemonCore(config: config, loop: loop, logger: Logger(label: "test"))
             defer { core.shutdown() }
             let sink = RecordingSink()
-            core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true)
+            core.addPad(info: SimulatedPad(index: 0).info, sink: sink, simulated: true,
+                        profile: locality == nil ? nil : .xboxBluetoothTriggers)
             let client = try connect(core)
-            for (k, line) in [Self.line, #"{"id":6,"cmd":"rumble","strong":0.4,"weak":0.3,"duration":5}"#,
-                              #"{"id":7,"cmd":"rumble","strong":0,"weak":0}"#].enumerated() {
+            for (k, line) in lines.enumerated() {
                 // A game's next frame: once the pad may be written again (its pacer's interval).
                 let wait = loop.perform(ticking: false) { access in access.pipeline(0)!.pacer.nextWriteTime(from: access.now) - access.now }
                 if wait > 0 { usleep(UInt32(wait * 1e6) + 100) }
@@ -243,11 +268,17 @@ import Testing
                 // Each value reaches the pad (at once, or after the pad's interval) before the next.
                 #expect(sink.waitFor { $0.count == k + 1 }, "\(sink.writes)")
             }
-            #expect(core.writesAhead == (on ? 2 : 0))
+            #expect(core.writesAhead == (ahead ? 2 : 0))
             results.append(sink.writes)
         }
         #expect(results[0] == results[1])
-        #expect(results[0].count == 3, "\(results[0])")
+        #expect(results[0].count == lines.count, "\(results[0])")
+        // On the triggers, the trigger channels alone.
+        if locality != nil {
+            #expect(results[0].allSatisfy { w in
+                switch w { case .set(let m), .refresh(let m): m.strong == 0 && m.weak == 0 }
+            }, "\(results[0])")
+        }
     }
 
     /// A device that fails: the command reports it alike, written ahead or not.
