@@ -235,7 +235,7 @@ public final class DaemonCore: @unchecked Sendable {
         // (WriteAhead.swift): then the line is parsed under the lock, after that write. (Not a stop,
         // nor with `render.write_ahead` off: those are parsed here, outside the lock, as any line.)
         let ahead = lines.count == 1 ? RumbleLine.scan(lines[0]).flatMap { r in
-            r.duration != nil && (r.strong > 0 || r.weak > 0) && sharedConfig.withLockedValue({ $0.writeAhead }) ? r : nil
+            r.duration != nil && sharedConfig.withLockedValue({ $0.writeAhead }) ? r : nil
         } : nil
         var prepared = ahead == nil ? prepareAll() : []
         var replies: [String] = []

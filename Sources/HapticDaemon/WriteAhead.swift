@@ -25,7 +25,8 @@ extension DaemonState {
     /// The pad and the output a plain rumble line will give it, if it is one of the two cases above
     /// and the command will be accepted; nil to leave it to the command.
     func rumbleAhead(_ line: RumbleLine, from id: ClientID, _ access: RenderLoop.PadAccess) -> (PadID, MotorMagnitudes)? {
-        guard config.writeAhead, line.strong > 0 || line.weak > 0, let duration = line.duration,
+        // (A duration: not a stop — `RumbleLine` gives none for one.)
+        guard config.writeAhead, let duration = line.duration,
               let pad = try? padID(line.device, access), let pipeline = access.pipeline(pad), access.haptics(pad) == nil,
               // The locality's engine, made by an earlier command (the pad has it: `DaemonState.engine`).
               let actuators = pads[pad]?.profile.actuators, line.locality.route(for: actuators) != nil,

@@ -16,7 +16,8 @@ public struct RumbleLine: Sendable, Equatable {
     public var strong: Double
     public var weak: Double
     /// Absent for a stop (0/0), whatever the line says, as decoding reads it; absent with a magnitude
-    /// above 0: a line decoding refuses.
+    /// above 0: a line decoding refuses. So present only for a rumble that plays (or magnitudes out
+    /// of range, which decoding refuses).
     public var duration: Double?
 
     public init(device: Int? = nil, locality: Locality = .default, strong: Double, weak: Double, duration: Double?) {
