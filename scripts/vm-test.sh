@@ -43,8 +43,12 @@ for lib in $(ldd "$work/root/bin/sdlrumble" | grep -o '/[^ ]*') $(ldconfig -p | 
 done
 # hapticd is built as it ships (release, as debian/rules and `make build` build it): its timing is
 # measured here, and a debug build costs several times the emulated instructions per command (under
-# TCG a debug hapticd fell behind a 60 fps stream of commands, docs/benchmarks.md). The test programs
-# stay debug builds (faster to build, Swift's assertions on).
+# TCG a debug hapticd fell behind a 60 fps stream of commands, docs/benchmarks.md). So are the two
+# programs that time the Swift client library (drivers-vmtest, hidraw-vmtest: their "Swift client"
+# columns are a game's calls into HapticClient/CoreHaptics), with hapticd's flags, so that they share
+# its build: a game ships its code optimised, and a debug HapticClient spent ~10× the instructions
+# before its send(2) (12 against 1.4 µs natively, 55 against 5 with cold caches; docs/benchmarks.md).
+# The other test programs stay debug builds (faster to build, Swift's assertions on).
 products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest drivers-vmtest hidraw-vmtest dualsense-vmtest dsusb-vmtest hapticd)
 for p in "${products[@]}"; do
     # HAPTICD_VM_ONLY: only what the chosen scenarios run (and hapticd) is built.
@@ -57,7 +61,7 @@ for p in "${products[@]}"; do
     # The release flags the Makefile declares for every build that ships (exclusivity checks off).
     # (Read into a variable first: a failing make then stops the script, which a here-string would
     # not; a parent make's MAKEFLAGS, e.g. --trace, would print into them.)
-    if [ "$p" = hapticd ]; then
+    if [ "$p" = hapticd ] || [ "$p" = drivers-vmtest ] || [ "$p" = hidraw-vmtest ]; then
         conf=release
         release_flags=$(env -u MAKEFLAGS -u MAKELEVEL make -s --no-print-directory release-swiftflags)
         read -ra flags <<< "$release_flags"
@@ -67,7 +71,7 @@ for p in "${products[@]}"; do
     # shared only: those are built as they ship (the Swift runtime static, glibc and libasound shared)
     # and the loader and their shared libraries go into the VM, as for sdlrumble above.
     link=(-Xswiftc -static-executable)
-    case "$p" in hapticd | engine-vmtest) link=(-Xswiftc -static-stdlib) ;; esac
+    case "$p" in hapticd | engine-vmtest | drivers-vmtest | hidraw-vmtest) link=(-Xswiftc -static-stdlib) ;; esac
     swift build -c "$conf" --scratch-path .build-vm --product "$p" "${link[@]}" "${flags[@]}" > "$work/build-$p.log" 2>&1 \
         || { grep -E "error" "$work/build-$p.log" | head -20; fail "building $p (log: $work/build-$p.log)"; }
     cp "$(swift build -c "$conf" --scratch-path .build-vm --show-bin-path)/$p" "$work/root/bin/$p"
