@@ -378,6 +378,34 @@ import Testing
         #expect(write.map { if case .set(let m) = $0 { m.strong > 0x4000 } else { false } } == true, "the 2 ms pulse: \(String(describing: write))")
     }
 
+    /// A read of the pad (`engine.status`: its catch-up, no render) after a player's end the timer
+    /// has not rendered yet, then a re-arm for another pad's sake (a command there, the same lock):
+    /// the pad is due at once and its next render writes the zero. The catch-up ended the player, so
+    /// the engines have no next change; the wake was the pacer's refresh of the old value 30 s on
+    /// (the soak test found a motor left running that way).
+    @Test(arguments: [DeviceProfile.generic, .dualShock4])
+    func aReadAfterAnEndThenAReArmStillWritesTheZero(profile: DeviceProfile) throws {
+        let clock = ManualClock(10)
+        let engine = HapticEngine(profile: profile, clock: clock)
+        engine.start()
+        let pipe = PadPipeline(engine: engine)
+        pipe.catchUp()
+        try engine.start(engine.makePlayer(HapticPattern(elements: [.event(.continuous(at: 0, duration: 0.05, intensity: 0.5, sharpness: 0))])))
+        let on = try #require(pipe.tick(command: true))
+        #expect(on != .set(.zero), "the rumble, at once")
+        let end = try #require(pipe.nextWakeup(now: clock.now))
+        #expect(abs(end - 10.05) < 1e-6, "armed for its end")
+        clock.now = 10.06  // the timer is late: a socket thread has the lock first
+        pipe.catchUp()  // a read-only command touched the pad
+        #expect(!engine.isPlaying, "the read's catch-up ended the player")
+        clock.now = 10.061  // another pad's command re-arms every pad
+        let wake = try #require(pipe.nextWakeup(now: clock.now), "a wake for the pad")
+        #expect(wake <= clock.now, "due at once, not at the refresh: \(wake)")
+        clock.now = max(clock.now, wake)
+        #expect(pipe.tick(sampleBefore: true, timer: true) == .set(.zero))
+        #expect(pipe.nextWakeup(now: clock.now).map { $0 > clock.now + 1 } ?? true, "nothing more to do")
+    }
+
     /// A timer that fires late — past the breakpoint it was armed for and past the next one, the end
     /// of a short pulse — or a pad touched again under one lock after its pass was held up: the
     /// render walks what went by unseen.

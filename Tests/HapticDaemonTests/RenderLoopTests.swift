@@ -91,6 +91,36 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
         #expect(sink.waitFor { $0.last == .set(.zero) }, "then the zero: \(sink.writes)")
     }
 
+    /// A command that only reads a pad (`engine.status`: no render pass) after its player ended but
+    /// before the loop rendered the end — the loop's thread kept off by the lock, which the sleep
+    /// stands for — then a command on another pad under the same lock, whose re-arm covers every pad:
+    /// the first pad still gets its zero at once, not at the pacer's refresh 30 s on (the soak test
+    /// found a motor left running that way). In `fixed` mode the other pad's player keeps the loop
+    /// ticking, which renders the first pad too.
+    @Test(arguments: RenderMode.allCases)
+    func aReadAfterAnEndThenAnotherPadsCommandStillStopsTheMotors(mode: RenderMode) throws {
+        let loop = RenderLoop(mode: mode, period: 0.004)
+        let sink0 = RecordingSink(), sink1 = RecordingSink()
+        loop.addPad(0, sink: sink0, profile: .generic)
+        loop.addPad(1, sink: sink1, profile: .generic)
+        try loop.performSteps { steps in
+            try steps.perform(ticking: true) { access in
+                let engine = try #require(access.engine(0))
+                try engine.start(engine.makePlayer(pattern(duration: 0.02, intensity: 0.5)))
+            }
+            Thread.sleep(forTimeInterval: 0.03)  // the player ends while the lock is held
+            let playing = steps.perform(ticking: false) { access in access.engine(0)?.isPlaying }
+            #expect(playing == false, "the read's catch-up ended the player")
+            try steps.perform(ticking: true) { access in
+                let engine = try #require(access.engine(1))
+                try engine.start(engine.makePlayer(pattern(duration: 5, intensity: 0.2)))
+            }
+        }
+        #expect(sink0.writes.first == .set(MotorMagnitudes(strong: 32768, weak: 0)))
+        #expect(sink0.waitFor(timeout: 2) { $0.last == .set(.zero) }, "pad 0's zero: \(sink0.writes)")
+        #expect(sink1.writes.first == .set(MotorMagnitudes(strong: 13107, weak: 0)))
+    }
+
     @Test(arguments: RenderMode.allCases)
     func playsThroughAndDisarmsWhenDone(mode: RenderMode) throws {
         let loop = RenderLoop(mode: mode, period: 0.004)

@@ -78,6 +78,7 @@ public final class PadPipeline {
         if sampleBefore && pacer.mustWait(at: now) { pacer.hold(scaled(mix(at: now - 1e-6)), at: now) }
         for (_, e) in engines { e.update() }
         let write = pacer.offer(scaled(mix(at: now)), at: now, command: command, adjustedFrom: adjusting ? beforeCommand : nil)
+        unoffered = false
         if write != nil || !timer {
             idleWakes = 0
         } else if !pacer.hasPendingOutput {
@@ -131,6 +132,12 @@ public final class PadPipeline {
     private var sleptThrough = false
     /// The engines' `commandCount`s, summed, at the last `catchUp()`: another sum is a command since.
     private var seenCommands = 0
+    /// A `catchUp()` saw a change of the output since the last `tick()` — it may have advanced the
+    /// engines past it, a player's end among them — and no `tick()` has offered the output since: a
+    /// command that only read the pad touched it (`engine.status`). The engines' next change is then
+    /// no longer the time the pad's value changes; `nextWakeup(now:)` asks for a render at once, so
+    /// that a re-arm for another pad's sake cannot leave the pad at its old value until a refresh.
+    private var unoffered = false
 
     /// The breakpoints between the last render and `now` that no render saw — the loop slept through
     /// them, waiting for the pacer's interval or woken late — go into the pacer's window: the output
@@ -168,6 +175,7 @@ public final class PadPipeline {
             // The pass right after its command — nearly always — has nothing to walk, and skips the
             // look-up of the engines' next change before the pad's write.
             guard now - t >= Self.heldUp else { return }
+            unoffered = true
             for (_, e) in engines { e.update(to: t) }
         }
         func next(after t: Double) -> Double {
@@ -179,6 +187,7 @@ public final class PadPipeline {
         // and no mix to find that out (the engines cache their next change).
         let first = next(after: t)
         guard first.isFinite, first > t, first < now else { return }
+        unoffered = true
         let late = !command && !sleptThrough
         if late {
             // The breakpoint the loop woke for, at its own time; the walk is from there, and only if
@@ -261,7 +270,7 @@ public final class PadPipeline {
             let since = lastReckoning.flatMap { $0.at == r ? $0.change : nil } ?? nextChange(at: r).time
             behind = since < now
         }
-        if behind { wake = min(wake, now) }
+        if behind || unoffered { wake = min(wake, now) }
         sleptThrough = change.time < wake || behind
         lastReckoning = (now, change.time)
         // An onset: the pad is silent and the wake is a breakpoint at its own time (not a pacer's
@@ -309,7 +318,7 @@ public final class PadPipeline {
 
     /// Fixed tick (the reference mode): whether the loop must keep ticking — something plays, or
     /// output waits for the pad.
-    public var needsTicks: Bool { engines.contains { $0.engine.isPlaying } || pacer.hasPendingOutput }
+    public var needsTicks: Bool { engines.contains { $0.engine.isPlaying } || pacer.hasPendingOutput || unoffered }
 
     /// Fixed tick, while not ticking: when to wake up next (a scheduled command, the idle shutdown, a
     /// refresh).
