@@ -386,17 +386,28 @@ public final class RenderLoop: @unchecked Sendable {
         /// `adjusting`: the command only changed players' dynamic parameters (`Pacer.offer`).
         public mutating func perform<T>(ticking: Bool, adjusting: Bool = false, _ body: (PadAccess) throws -> T) rethrows -> T {
             loop.touched.removeAll(keepingCapacity: true)
-            let result = try body(PadAccess(loop: loop))
-            RequestProbe.mark(.dispatched)
-            if ticking {
-                // Only the pads the body reached: the others' output cannot have changed, and
-                // rendering every pad's players per command would be most of a busy daemon's time
-                // under the soak test's far-future schedules (docs/robustness.md §2).
-                let now = loop.clock.now
-                for (id, pad) in loop.order where loop.touched.contains(id) { loop.tick(id, pad, now: now, adjusting: adjusting) }
-                renderedAt = now
+            let result: T
+            do {
+                result = try body(PadAccess(loop: loop))
+            } catch {
+                // A command that fails may have changed a pad before it did (a `rumble` destroys the
+                // connection's last one, then finds its locality unsupported): the pads it reached
+                // get their pass all the same, or a motor could keep a value nothing plays.
+                if ticking { render(adjusting: adjusting) }
+                throw error
             }
+            RequestProbe.mark(.dispatched)
+            if ticking { render(adjusting: adjusting) }
             return result
+        }
+
+        /// The render-and-pace pass of the pads the step reached. Only those: the others' output
+        /// cannot have changed, and rendering every pad's players per command would be most of a busy
+        /// daemon's time under the soak test's far-future schedules (docs/robustness.md §2).
+        private mutating func render(adjusting: Bool) {
+            let now = loop.clock.now
+            for (id, pad) in loop.order where loop.touched.contains(id) { loop.tick(id, pad, now: now, adjusting: adjusting) }
+            renderedAt = now
         }
 
         /// A plain rumble's first frame, written ahead of its command (`PadAccess.writeAhead`): `body`

@@ -398,12 +398,14 @@ import Testing
         clock.now = 10.06  // the timer is late: a socket thread has the lock first
         pipe.catchUp()  // a read-only command touched the pad
         #expect(!engine.isPlaying, "the read's catch-up ended the player")
+        #expect(pipe.needsTicks, "a fixed tick keeps ticking until a render offers the zero")
         clock.now = 10.061  // another pad's command re-arms every pad
         let wake = try #require(pipe.nextWakeup(now: clock.now), "a wake for the pad")
         #expect(wake <= clock.now, "due at once, not at the refresh: \(wake)")
         clock.now = max(clock.now, wake)
         #expect(pipe.tick(sampleBefore: true, timer: true) == .set(.zero))
         #expect(pipe.nextWakeup(now: clock.now).map { $0 > clock.now + 1 } ?? true, "nothing more to do")
+        #expect(!pipe.needsTicks)
     }
 
     /// A timer that fires late — past the breakpoint it was armed for and past the next one, the end

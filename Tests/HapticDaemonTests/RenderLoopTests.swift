@@ -95,8 +95,8 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
     /// before the loop rendered the end — the loop's thread kept off by the lock, which the sleep
     /// stands for — then a command on another pad under the same lock, whose re-arm covers every pad:
     /// the first pad still gets its zero at once, not at the pacer's refresh 30 s on (the soak test
-    /// found a motor left running that way). In `fixed` mode the other pad's player keeps the loop
-    /// ticking, which renders the first pad too.
+    /// found a motor left running that way). The other pad's command plays nothing, so that nothing
+    /// else keeps a `fixed` loop ticking.
     @Test(arguments: RenderMode.allCases)
     func aReadAfterAnEndThenAnotherPadsCommandStillStopsTheMotors(mode: RenderMode) throws {
         let loop = RenderLoop(mode: mode, period: 0.004)
@@ -111,14 +111,39 @@ func pattern(duration: Double, intensity: Double = 1) -> HapticPattern {
             Thread.sleep(forTimeInterval: 0.03)  // the player ends while the lock is held
             let playing = steps.perform(ticking: false) { access in access.engine(0)?.isPlaying }
             #expect(playing == false, "the read's catch-up ended the player")
-            try steps.perform(ticking: true) { access in
-                let engine = try #require(access.engine(1))
-                try engine.start(engine.makePlayer(pattern(duration: 5, intensity: 0.2)))
-            }
+            steps.perform(ticking: true) { access in access.pipeline(1)?.gain = 0.5 }
         }
         #expect(sink0.writes.first == .set(MotorMagnitudes(strong: 32768, weak: 0)))
         #expect(sink0.waitFor(timeout: 2) { $0.last == .set(.zero) }, "pad 0's zero: \(sink0.writes)")
-        #expect(sink1.writes.first == .set(MotorMagnitudes(strong: 13107, weak: 0)))
+        #expect(sink1.writes.isEmpty)
+    }
+
+    /// A command that fails after it silenced a pad (a `rumble` that destroys the connection's last
+    /// one, then finds its locality unsupported): the pad still gets its pass, and so its zero, at
+    /// once — not at the pacer's refresh after another pad's command re-armed the loop.
+    @Test(arguments: RenderMode.allCases)
+    func aCommandThatFailsAfterSilencingAPadStillStopsItsMotors(mode: RenderMode) throws {
+        struct Refused: Error {}
+        let loop = RenderLoop(mode: mode, period: 0.004)
+        let sink0 = RecordingSink(), sink1 = RecordingSink()
+        loop.addPad(0, sink: sink0, profile: .generic)
+        loop.addPad(1, sink: sink1, profile: .generic)
+        let player = try #require(try loop.withPad(0) { engine, _ in
+            let p = engine.makePlayer(pattern(duration: 5, intensity: 0.5))
+            try engine.start(p)
+            return p
+        })
+        #expect(sink0.writes == [.set(MotorMagnitudes(strong: 32768, weak: 0))])
+        loop.performSteps { steps in
+            #expect(throws: Refused.self) {
+                try steps.perform(ticking: true) { access in
+                    try access.engine(0)?.destroyPlayer(player)
+                    throw Refused()
+                }
+            }
+            steps.perform(ticking: true) { access in access.pipeline(1)?.gain = 0.5 }
+        }
+        #expect(sink0.waitFor(timeout: 2) { $0.last == .set(.zero) }, "pad 0's zero: \(sink0.writes)")
     }
 
     @Test(arguments: RenderMode.allCases)

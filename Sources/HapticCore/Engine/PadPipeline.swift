@@ -135,8 +135,9 @@ public final class PadPipeline {
     /// A `catchUp()` saw a change of the output since the last `tick()` — it may have advanced the
     /// engines past it, a player's end among them — and no `tick()` has offered the output since: a
     /// command that only read the pad touched it (`engine.status`). The engines' next change is then
-    /// no longer the time the pad's value changes; `nextWakeup(now:)` asks for a render at once, so
-    /// that a re-arm for another pad's sake cannot leave the pad at its old value until a refresh.
+    /// no longer the time the pad's value changes; `nextWakeup(now:)` asks for a render as soon as
+    /// the pacer may write, so that a re-arm for another pad's sake cannot leave the pad at its old
+    /// value until a refresh.
     private var unoffered = false
 
     /// The breakpoints between the last render and `now` that no render saw — the loop slept through
@@ -270,7 +271,8 @@ public final class PadPipeline {
             let since = lastReckoning.flatMap { $0.at == r ? $0.change : nil } ?? nextChange(at: r).time
             behind = since < now
         }
-        if behind || unoffered { wake = min(wake, now) }
+        if behind { wake = min(wake, now) }
+        if unoffered { wake = min(wake, pacer.nextWriteTime(from: now)) }
         sleptThrough = change.time < wake || behind
         lastReckoning = (now, change.time)
         // An onset: the pad is silent and the wake is a breakpoint at its own time (not a pacer's
@@ -334,5 +336,6 @@ public final class PadPipeline {
         // the motors' to catch up on.
         renderedAt = nil
         sleptThrough = false
+        unoffered = false
     }
 }
