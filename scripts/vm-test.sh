@@ -50,6 +50,8 @@ done
 # before its send(2) (12 against 1.4 µs natively, 55 against 5 with cold caches; docs/benchmarks.md).
 # The other test programs stay debug builds (faster to build, Swift's assertions on).
 products=(evdev-vmtest engine-vmtest daemon-vmtest xpad-vmtest drivers-vmtest hidraw-vmtest dualsense-vmtest dsusb-vmtest hapticd)
+# Built as hapticd ships (above): release, the Makefile's release flags, the Swift runtime static.
+as_shipped=" hapticd drivers-vmtest hidraw-vmtest "
 for p in "${products[@]}"; do
     # HAPTICD_VM_ONLY: only what the chosen scenarios run (and hapticd) is built.
     if [ -n "${HAPTICD_VM_ONLY:-}" ] && [ "$p" != hapticd ] \
@@ -61,7 +63,7 @@ for p in "${products[@]}"; do
     # The release flags the Makefile declares for every build that ships (exclusivity checks off).
     # (Read into a variable first: a failing make then stops the script, which a here-string would
     # not; a parent make's MAKEFLAGS, e.g. --trace, would print into them.)
-    if [ "$p" = hapticd ] || [ "$p" = drivers-vmtest ] || [ "$p" = hidraw-vmtest ]; then
+    if [[ "$as_shipped" == *" $p "* ]]; then
         conf=release
         release_flags=$(env -u MAKEFLAGS -u MAKELEVEL make -s --no-print-directory release-swiftflags)
         read -ra flags <<< "$release_flags"
@@ -71,7 +73,7 @@ for p in "${products[@]}"; do
     # shared only: those are built as they ship (the Swift runtime static, glibc and libasound shared)
     # and the loader and their shared libraries go into the VM, as for sdlrumble above.
     link=(-Xswiftc -static-executable)
-    case "$p" in hapticd | engine-vmtest | drivers-vmtest | hidraw-vmtest) link=(-Xswiftc -static-stdlib) ;; esac
+    if [[ "$as_shipped" == *" $p "* ]] || [ "$p" = engine-vmtest ]; then link=(-Xswiftc -static-stdlib); fi
     swift build -c "$conf" --scratch-path .build-vm --product "$p" "${link[@]}" "${flags[@]}" > "$work/build-$p.log" 2>&1 \
         || { grep -E "error" "$work/build-$p.log" | head -20; fail "building $p (log: $work/build-$p.log)"; }
     cp "$(swift build -c "$conf" --scratch-path .build-vm --show-bin-path)/$p" "$work/root/bin/$p"
