@@ -153,12 +153,16 @@ public struct RumbleLine: Sendable, Equatable {
             let n = digits()
             guard n > 0, bytes[first] != UInt8(ascii: "0") || n == 1 else { return nil }
             if take(UInt8(ascii: ".")) { guard digits() > 0 else { return nil } }
-            if take(UInt8(ascii: "e")) || take(UInt8(ascii: "E")) {
+            let exponent = take(UInt8(ascii: "e")) || take(UInt8(ascii: "E"))
+            if exponent {
                 if !take(UInt8(ascii: "-")) { _ = take(UInt8(ascii: "+")) }
                 guard digits() > 0 else { return nil }
             }
             guard !isNumberByte(at: i), i - start <= 32 else { return nil }
-            guard let x = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)), x.isFinite else { return nil }
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<i])
+            // Most need no strtod (`ExactDecimal`); an exponent or more digits go the general way.
+            if !exponent, let x = ExactDecimal.value(text) { return x }
+            guard let x = Double(String(decoding: text, as: UTF8.self)), x.isFinite else { return nil }
             return x
         }
 

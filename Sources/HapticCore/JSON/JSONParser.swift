@@ -310,9 +310,6 @@ public struct JSONParser {
         }
     }
 
-    /// 10⁰ … 10¹⁵, each exact as a Double.
-    private static let powersOfTen: [Double] = (0...15).map { k in (0..<k).reduce(1.0) { x, _ in x * 10 } }
-
     private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
         let start = index
         var negative = false
@@ -335,11 +332,9 @@ public struct JSONParser {
             return i - start
         }
         var digits = skipDigits(&index)
-        var fractionDigits = 0
         if current == UInt8(ascii: ".") {
             index += 1
-            fractionDigits = skipDigits(&index)
-            digits += fractionDigits
+            digits += skipDigits(&index)
         }
         var hasExponent = false
         guard digits > 0 else {
@@ -356,18 +351,8 @@ public struct JSONParser {
         if let b = current, isIdentifierByte(b) {
             throw error("invalid number: unexpected \(describeCurrent())")
         }
-        // Most numbers a request carries (ids, 0.8, 0.002) have at most 15 digits and no exponent:
-        // their digits as an integer and the power of ten are both exact doubles, so one division
-        // is correctly rounded — the value strtod gives (Clinger's fast path), without making a
-        // String and calling strtod for it (a third of a small request's parse).
-        if !hasExponent && digits <= 15 {
-            var mantissa: Int64 = 0
-            for b in bytes[start..<index] where b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") {
-                mantissa = mantissa * 10 + Int64(b - UInt8(ascii: "0"))
-            }
-            let magnitude = Double(mantissa) / Self.powersOfTen[fractionDigits]
-            return negative ? -magnitude : magnitude
-        }
+        // Most numbers a request carries need no strtod (`ExactDecimal`).
+        if !hasExponent, let value = ExactDecimal.value(bytes[start..<index]) { return value }
         // The form was checked above; strtod-style parsing accepts ".5", "1." and "+1".
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let value = Double(text) else { throw error("invalid number '\(text)'") }
