@@ -124,7 +124,7 @@ final class DaemonState {
             }
             return d
         }
-        guard let first = pads.ids.first(where: { pads[$0]!.connected && access.hasDevice($0) }) else {
+        guard let first = pads.ids.first(where: { pads.isConnected($0) && access.hasDevice($0) }) else {
             throw ProtocolError(.notFound, "no rumble device is connected (hapticd --simulate gives simulated ones)")
         }
         return first

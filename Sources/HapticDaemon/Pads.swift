@@ -18,8 +18,12 @@ struct PadRegistry {
 
     subscript(id: PadID) -> Record? { byID[id] }
 
-    /// Every pad's number, in order.
-    var ids: [PadID] { byID.keys.sorted() }
+    /// Every pad's number, in order: kept, not sorted per use (every command that names no device
+    /// looks for the first connected pad here).
+    private(set) var ids: [PadID] = []
+
+    /// Whether the pad is connected, without a copy of its record.
+    func isConnected(_ id: PadID) -> Bool { byID[id]?.connected ?? false }
 
     /// A pad arrives. One the registry knew (the same device, unplugged) takes up its old number
     /// (`reattached`) when it comes back with the same profile; any other gets a new one (a pad that
@@ -40,11 +44,13 @@ struct PadRegistry {
                 return (known, true, nil)
             }
             byID[known] = nil
+            ids.removeAll { $0 == known }
             replaced = known
         }
         let id = next
         next += 1
         byID[id] = Record(info: info, profile: profile, simulated: simulated, connected: connected, backend: backend)
+        ids.append(id)  // the largest number yet: still in order
         return (id, false, replaced)
     }
 

@@ -27,6 +27,12 @@ import Testing
         #expect(pads.attach(pad("/dev/input/event7", uniq: "cc"), profile: .generic, simulated: false).id == 2)
         #expect(pads.attach(pad("/dev/input/event8", uniq: "aa", product: 0x09cc), profile: .generic, simulated: false).id == 3)
         #expect(pads.ids == [0, 1, 2, 3])
+        // The same device back through another backend (other actuators, another profile): a new
+        // number, and the one it replaces is gone from the order (pad 0 is unplugged above).
+        let other = pads.attach(pad("/dev/hidraw2", uniq: "aa"), profile: .dualShock4, simulated: false)
+        #expect(other.id == 4 && other.replaced == 0 && !other.reattached)
+        #expect(pads.ids == [1, 2, 3, 4] && pads[0] == nil)
+        #expect(!pads.isConnected(0) && pads.isConnected(4) && pads.isConnected(1))
     }
 
     /// The charging grip's two Joy-Cons: one ID, and from Linux 6.8 on one name; without a serial
