@@ -67,10 +67,16 @@ struct LineFramer {
                 buffer.moveReaderIndex(forwardBy: length + 1)
                 return .tooLong
             }
-            var line = buffer.readString(length: length) ?? ""
-            buffer.moveReaderIndex(forwardBy: 1)
-            if line.hasSuffix("\r") { line.removeLast() }
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            // A CR before the newline, and a blank line, told from the bytes: the same answers as
+            // String's `hasSuffix("\r")` and a Character-wise check (CR is a grapheme of its own
+            // before a newline, as are a space and a tab), without the Unicode machinery on every
+            // request's way to the pad.
+            var end = view.startIndex + length
+            if length > 0, view[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            let blank = view[view.startIndex..<end].allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            let line = blank ? nil : buffer.getString(at: buffer.readerIndex, length: end - view.startIndex)
+            buffer.moveReaderIndex(forwardBy: length + 1)
+            guard let line else { continue }
             return .line(line)
         }
     }

@@ -17,6 +17,37 @@ import Testing
         #expect(f.finish() == .line("rest"))
     }
 
+    /// Lines of spaces, tabs, CRs, combining marks and invalid UTF-8 in any order: the framer gives
+    /// what String's own rules give — a CR before the newline dropped (`hasSuffix`, `removeLast`),
+    /// a line of nothing but spaces and tabs skipped (Character by Character) — though it decides
+    /// both from the bytes.
+    @Test func crsAndBlankLinesAsStringsReadThem() {
+        let pieces: [[UInt8]] = [[0x20], [0x09], [0x0D], [0x0D, 0x0D], Array("a".utf8), Array("\u{301}".utf8), [0xFF],
+                                 [0xE2, 0x82], Array("é".utf8), Array("{}".utf8), [0x0B], Array("\u{A0}".utf8)]
+        var rng = RumbleLineTests.Seeded(state: 26)
+        var stream: [UInt8] = []
+        var expected: [InboundLine] = []
+        for _ in 0..<5000 {
+            let line = (0..<Int.random(in: 0...4, using: &rng)).flatMap { _ in pieces.randomElement(using: &rng)! }
+            stream += line + [UInt8(ascii: "\n")]
+            var text = String(decoding: line, as: UTF8.self)
+            if text.hasSuffix("\r") { text.removeLast() }
+            if !text.allSatisfy({ $0 == " " || $0 == "\t" }) { expected.append(.line(text)) }
+        }
+        var f = LineFramer(maximum: 100)
+        var got: [InboundLine] = []
+        // In chunks that cut lines (and UTF-8 sequences) anywhere.
+        var at = 0
+        while at < stream.count {
+            let n = min(Int.random(in: 1...40, using: &rng), stream.count - at)
+            f.append(Array(stream[at..<(at + n)]))
+            got += lines(&f)
+            at += n
+        }
+        #expect(got.count == expected.count)
+        #expect(got == expected)
+    }
+
     @Test func aLongLineIsReportedOnceAndSkippedToItsNewline() {
         var f = LineFramer(maximum: 10)
         f.append(Array("0123456789".utf8))
