@@ -9,7 +9,8 @@ import VMTestSupport
 // SDL's Linux backend does) straight on the pad's evdev node, and from this program to hapticd's socket
 // (`rumble`, SDL_RumbleGamepad's equivalent). Both log when they sent each command (CLOCK_MONOTONIC, as
 // the pads stamp their reports), so the pad's reports give:
-// - command → first report, p50 of `floorClicks` commands (a value, 60 ms later 0/0, 140 ms of rest);
+// - command → first report, p50 of `floorRounds` × `floorClicks` commands (a value, 60 ms later 0/0,
+//   140 ms of rest; the four ways' clicks in alternating rounds);
 //   the same clicks through `bareclient relay` (the smallest daemon: one socket hop, then the bare
 //   client's ioctls) give the floor under any daemon's, and the hop's own share;
 // - a ramp of updates every 16 ms (a 60 fps game): each value's lag (command → the report carrying
@@ -20,6 +21,9 @@ import VMTestSupport
 // (values taken across a logged VM stall aside).
 
 let floorClicks = 10
+/// Rounds of clicks per way (`floorComparison`): 30 commands to each p50, where 10 in one block each
+/// left a p50 to a few slow samples and to the emulator's speed in that block.
+let floorRounds = 3
 let floorRampMilliseconds = 500
 
 /// The ramp's k-th magnitude of `steps`, exactly as bareclient computes it (20 % → 90 % of full scale).
@@ -107,8 +111,6 @@ func sleepUntil(_ t: Double) {
 
 @MainActor func hapticdClicks(_ pad: Pad) -> [Command] {
     var out: [Command] = []
-    pingTrips = []
-    rumbleTrips = []
     for _ in 0..<floorClicks {
         let p = monotonicNow()
         if (try? client.request("ping")) != nil { pingTrips.append(monotonicNow() - p) }
@@ -377,10 +379,32 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
     var bare = FloorResult()
     var mine = FloorResult()
     waitQuiet(pad)
-    // The bare client.
-    if let cmds = runBare(pad, ["clicks", "\(floorClicks)", "\(0xC000)", "\(0x8000)"]) {
+    pingTrips = []
+    rumbleTrips = []
+    // The clicks of the four ways in rounds — the bare client, the relay, hapticd through the Swift
+    // client and through raw lines, then again — so that an emulator that runs faster or slower for
+    // a while weighs on every way alike, and each p50 is of `floorRounds` × `floorClicks` commands.
+    for _ in 0..<floorRounds {
+        if let cmds = runBare(pad, ["clicks", "\(floorClicks)", "\(0xC000)", "\(0x8000)"]) {
+            waitQuiet(pad)
+            commandLatencies(pad, cmds, hapticd: false, into: &bare)
+        }
+        if let (cmds, hops) = relayClicks(pad) {
+            waitQuiet(pad)
+            var relay = FloorResult()
+            commandLatencies(pad, cmds, hapticd: false, into: &relay)
+            bare.relayLatencies += relay.latencies
+            bare.relayHops += hops
+        }
+        let clicks = hapticdClicks(pad)
         waitQuiet(pad)
-        commandLatencies(pad, cmds, hapticd: false, into: &bare)
+        commandLatencies(pad, clicks, hapticd: true, into: &mine)
+        var raw = FloorResult()
+        let rawClicks = hapticdRawClicks(pad)
+        waitQuiet(pad)
+        commandLatencies(pad, rawClicks, hapticd: true, into: &raw)
+        mine.rawLatencies += raw.latencies
+        mine.rawToWrite += raw.toWrite
     }
     if let cmds = runBare(pad, ["ramp", "16", "\(floorRampMilliseconds)"]) {
         waitQuiet(pad)
@@ -391,23 +415,6 @@ func rumbleLine(_ pad: Pad, _ m: MotorMagnitudes, id: Int) -> [UInt8] {
         waitQuiet(pad)
         bare.rate4 = reportRate(pad, cmds)
     }
-    if let (cmds, hops) = relayClicks(pad) {
-        waitQuiet(pad)
-        var relay = FloorResult()
-        commandLatencies(pad, cmds, hapticd: false, into: &relay)
-        bare.relayLatencies = relay.latencies
-        bare.relayHops = hops
-    }
-    // hapticd, through its socket.
-    let clicks = hapticdClicks(pad)
-    waitQuiet(pad)
-    commandLatencies(pad, clicks, hapticd: true, into: &mine)
-    var raw = FloorResult()
-    let rawClicks = hapticdRawClicks(pad)
-    waitQuiet(pad)
-    commandLatencies(pad, rawClicks, hapticd: true, into: &raw)
-    mine.rawLatencies = raw.latencies
-    mine.rawToWrite = raw.toWrite
     // No value lost where the profile paces faster than the updates come (retried when the VM stalled).
     let pacedFaster = pad.profile.minimumUpdateInterval < 0.016
     // One unexplained retry: hapticd, the ramp's sender, the emulator and the test share the VM's
