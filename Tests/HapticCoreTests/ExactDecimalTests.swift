@@ -33,7 +33,8 @@ import Testing
     }
 
     @Test func notItsForm() {
-        for text in ["", "-", ".", "1e5", "1E-2", "0x10", "1,5", "Infinity", "NaN", "12345678901234567"] {
+        for text in ["", "-", ".", "1e5", "1E-2", "0x10", "1,5", "Infinity", "NaN", "12345678901234567",
+                     "1-2", "1.2.3", "--1", "+-1", "1+", "..5"] {
             #expect(ExactDecimal.value(Array(text.utf8)) == nil, "\(text)")
         }
     }

@@ -13,24 +13,31 @@ public enum ExactDecimal {
     /// The most digits whose integer is exact as a Double (< 2⁵³) whatever they are.
     public static let maximumDigits = 15
 
-    /// The value of `text` — an optional sign, digits, optionally a point and more digits, as the
-    /// caller has checked (no exponent) — when it has at most `maximumDigits` digits; nil otherwise
-    /// (then strtod's, through `Double(String)`).
+    /// The value of `text` — an optional sign, digits, optionally a point and more digits (no
+    /// exponent) — when it has at most `maximumDigits` digits; nil for any other text (a sign after
+    /// the start, a second point, an exponent, no digit) or more digits: then strtod's, through
+    /// `Double(String)`, which also tells what is not a number at all.
     @inlinable
     public static func value<Text: Collection<UInt8>>(_ text: Text) -> Double? {
         var mantissa: Int64 = 0
         var digits = 0, fractionDigits = 0
-        var negative = false, inFraction = false
+        var negative = false, inFraction = false, first = true
         for b in text {
+            defer { first = false }
             switch b {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 digits += 1
                 guard digits <= maximumDigits else { return nil }
                 mantissa = mantissa * 10 + Int64(b &- UInt8(ascii: "0"))
                 if inFraction { fractionDigits += 1 }
-            case UInt8(ascii: "."): inFraction = true
-            case UInt8(ascii: "-"): negative = true
-            case UInt8(ascii: "+"): break
+            case UInt8(ascii: "."):
+                guard !inFraction else { return nil }
+                inFraction = true
+            case UInt8(ascii: "-"):
+                guard first else { return nil }
+                negative = true
+            case UInt8(ascii: "+"):
+                guard first else { return nil }
             default: return nil
             }
         }
