@@ -406,5 +406,38 @@ extension CoreHapticsSuite {
         try player.stop(atTime: 0)
         #expect(daemon.terminate() == 0)
     }
+
+    /// Apple's `CHHapticEvent.h`: "If unset (0.0), Continuous event types will have no fixed end".
+    /// A continuous event made without a duration (the three-argument initializer, as a program
+    /// writes it) sounds until stopped: its player does not finish by itself (it finished at once,
+    /// and nothing played — an outside check), seeked a minute in it still sounds, and stopping it
+    /// silences the pad and calls the completion handler.
+    @Test func aContinuousEventWithoutADurationSoundsUntilStopped() throws {
+        let daemon = try Fixture.daemon()
+        guard let engine = GCController.controllers().first?.haptics?.createEngine(withLocality: .default) else {
+            Issue.record("no engine for the simulated pad")
+            return
+        }
+        try engine.start()
+        let event = CHHapticEvent(eventType: .hapticContinuous, parameters: [CHHapticEventParameter(parameterID: .hapticIntensity, value: 1)],
+                                  relativeTime: 0)
+        #expect(event.duration == 0, "the event keeps what it was made with")
+        let pattern = try CHHapticPattern(events: [event], parameters: [])
+        #expect(pattern.duration > 3600, "no fixed end: \(pattern.duration)")
+        let player = try engine.makeAdvancedPlayer(with: pattern)
+        let finished = Recorder<Bool>()
+        player.completionHandler = { error in finished.record(error == nil) }
+        try player.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 } == true }, "it plays")
+        try player.seek(toOffset: 60)
+        let t0 = engine.currentTime
+        let sounding = daemon.traceRows().last?.2 ?? 0
+        #expect(sounding > 0, "still sounding a minute in")
+        #expect(finished.all.isEmpty, "the player has not finished by itself")
+        try player.stop(atTime: 0)
+        #expect(daemon.waitForTrace { rows in rows.last.map { $0.0 >= t0 && $0.2 == 0 && $0.3 == 0 } == true }, "silent once stopped")
+        #expect(finished.wait(), "the completion handler runs once stopped")
+        #expect(daemon.terminate() == 0)
+    }
 }
 }

@@ -77,8 +77,8 @@ import Testing
         (event("HapticTransient", [("AttackTime", 2)]), "Pattern[0].Event.EventParameters[0].ParameterValue", "2.0 clamped to 1.0"),
         (event("HapticTransient", [("Sustained", 0.7)]), "Pattern[0].Event.EventParameters[0].ParameterValue", "Sustained is 0 or 1; 0.7 read as 1.0"),
         (event("HapticTransient", [("Loudness", 1)]), "Pattern[0].Event.EventParameters[0].ParameterID", "unknown event parameter \"Loudness\"; ignored"),
-        (#"{"Event": {"EventType": "HapticContinuous"}}"#, "Pattern[0].Event", "a continuous event without EventDuration sounds until the pattern ends"),
-        (event("HapticContinuous", duration: 0), "Pattern[0].Event.EventDuration", "0: a continuous event without a duration sounds until the pattern ends"),
+        (#"{"Event": {"EventType": "HapticContinuous"}}"#, "Pattern[0].Event", "no EventDuration: a continuous event with no fixed end sounds until stopped (kept to the 86400 s pattern time limit)"),
+        (event("HapticContinuous", duration: 0), "Pattern[0].Event.EventDuration", "EventDuration 0: a continuous event with no fixed end sounds until stopped (kept to the 86400 s pattern time limit)"),
         (event("AudioContinuous", duration: 1), "Pattern[0].Event", "AudioContinuous event ignored: a rumble pad plays no audio"),
         (#"{"Parameter": {"ParameterID": "HapticWobble", "ParameterValue": 1}}"#, "Pattern[0].Parameter.ParameterID", "unknown dynamic parameter \"HapticWobble\"; ignored"),
         (#"{"Parameter": {"ParameterID": "HapticIntensityControl", "ParameterValue": 1.5}}"#, "Pattern[0].Parameter.ParameterValue", "1.5 clamped to 1.0"),
@@ -125,6 +125,31 @@ import Testing
         // Long but short of the horizon: Apple's 30 s.
         let long = try mustLoad(doc(#"{"Event": {"EventType": "HapticContinuous", "Time": 1, "EventDuration": 5000}}"#))
         #expect(long.pattern.duration == 31)
+    }
+
+    /// Apple's `CHHapticEvent.h`: a continuous event's duration "If unset (0.0), Continuous event
+    /// types will have no fixed end". With none, or 0, it sounds until stopped (it used to sound
+    /// until the pattern's end — nothing at all when it was the pattern's only event), next to other
+    /// events as alone, and writes back as it loaded. A transient without one stays a click.
+    @Test func aContinuousEventWithoutDurationHasNoFixedEnd() throws {
+        for written in [#""#, #", "EventDuration": 0"#, #", "EventDuration": null"#] {
+            let loaded = try mustLoad(doc(#"{"Event": {"EventType": "HapticContinuous", "Time": 0.5\#(written), "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}}, {"Event": {"EventType": "HapticTransient", "Time": 1}}"#))
+            let e = try #require(loaded.pattern.events.first)
+            let d = try #require(e.duration)
+            #expect(e.time + d <= 86_400 && e.time + d > 86_399.9, "to the horizon: \(d)")
+            #expect(loaded.pattern.events[1].duration == nil)
+            #expect(loaded.warnings.count == 1 && loaded.warnings[0].message.contains("no fixed end sounds until stopped"), "\(loaded.warnings)")
+            let compiled = CompiledPattern(loaded.pattern)
+            for t in [0.6, 2.0, 60.0, 3600.0] {
+                #expect(compiled.frame(at: t).intensity > 0.5, "sounding at \(t) s (written \(written))")
+            }
+            #expect(compiled.frame(at: 0.4).intensity == 0, "not before its time")
+            let again = try AHAPLoader.load(json: AHAPWriter.json(loaded.pattern))
+            #expect(again.pattern == loaded.pattern && again.warnings.isEmpty, "\(again.warnings)")
+        }
+        // A smaller horizon (the daemon's `limits.time_horizon`) keeps it to that one.
+        let short = try mustLoad(doc(#"{"Event": {"EventType": "HapticContinuous", "Time": 10}}"#), limits: AHAPLimits(maximumPatternTime: 3600))
+        #expect(short.pattern.duration <= 3600 && short.pattern.duration > 3599.9)
     }
 
     /// An element holding an Event and a ParameterCurve (puterman/HapticTest's test.ahap, which

@@ -187,6 +187,15 @@ private struct Reader {
         diagnostics.checkHorizon(t, limits.maximumPatternTime, path, what)
     }
 
+    /// The duration of a continuous event that sounds until stopped: from `start` to the time
+    /// horizon `limit`, the largest that still ends within it (so it reads again the same way).
+    static func untilStopped(from start: Double, _ limit: Double) -> Double {
+        guard start < limit else { return 0 }
+        var kept = limit - start
+        while start + kept > limit { kept = kept.nextDown }
+        return kept
+    }
+
     struct CurveRecord {
         var index: Int
         var path: String
@@ -313,8 +322,7 @@ private struct Reader {
                     // update in a loop"; SDL's and Moonlight's rumble): a continuous event that would
                     // last to the time horizon or past it sounds until stopped — kept to the horizon,
                     // which is also how it writes back (and reads again: it still reaches it).
-                    var kept = limit - event.time
-                    while event.time + kept > limit { kept = kept.nextDown }
+                    let kept = Self.untilStopped(from: event.time, limit)
                     if !(duration.isFinite && Swift.abs(duration - kept) < 1e-6) {
                         warn(dpath, "\(duration) s reaches past the \(Format.fixed(limit, 0)) s pattern time limit: the event sounds until stopped (kept to the limit)")
                     }
@@ -327,11 +335,16 @@ private struct Reader {
             } else {
                 ok = false
             }
-        } else if type == .hapticContinuous {
-            warn(path, "a continuous event without EventDuration sounds until the pattern ends")
         }
-        if type == .hapticContinuous, event.duration == 0 {
-            warn(dpath, "0: a continuous event without a duration sounds until the pattern ends")
+        if type == .hapticContinuous, ok, event.duration ?? 0 == 0 {
+            // Apple (`CHHapticEvent.h`, `duration`): "If unset (0.0), Continuous event types will
+            // have no fixed end" — what `CHHapticEvent(eventType: .hapticContinuous, parameters:,
+            // relativeTime:)` makes. It sounds until stopped, as `GCHapticDurationInfinite` does:
+            // kept to the horizon, which is how it writes back.
+            let kept = Self.untilStopped(from: event.time, limits.maximumPatternTime)
+            let what = event.duration == nil ? "no EventDuration" : "EventDuration 0"
+            warn(event.duration == nil ? path : dpath, "\(what): a continuous event with no fixed end sounds until stopped (kept to the \(Format.fixed(limits.maximumPatternTime, 0)) s pattern time limit)")
+            event.duration = kept
         }
         if let ps = member(o, "EventParameters"), let list = array(ps, "\(path).EventParameters") {
             for (j, item) in list.enumerated() {

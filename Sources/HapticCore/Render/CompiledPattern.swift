@@ -6,7 +6,8 @@
 public final class CompiledPattern: Sendable {
     public struct Event: Equatable, Sendable {
         public var start: Double
-        /// Effective duration: a continuous event without one lasts until the pattern ends.
+        /// Effective duration. The loader gives a continuous event without one (Apple: "no fixed end")
+        /// the rest of the time horizon; a pattern built in code without one lasts until the pattern ends.
         public var duration: Double
         public var intensity: Double
         public var sharpness: Double
