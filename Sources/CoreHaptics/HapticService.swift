@@ -14,6 +14,12 @@ import Synchronization
 ///   while engines exist, it reconnects in the background (a connection attempt every 0.1 s, doubling
 ///   up to 2 s) and, once the daemon is back (socket activation starts it again), every engine's reset
 ///   handler runs, as Core Haptics does after its server restarted.
+/// - When hapticd does not answer in time (a hung daemon, or a socket that accepts and never
+///   replies), the caller that waited gets `serverInterrupted` after `requestTimeout`, and no caller
+///   waits on it again: until it answers, every request fails at once, saying since when, while one
+///   background probe at a time asks it again (`ping`, every 0.1 s doubling up to 2 s). Unity's
+///   `CHHapticPlayer` asks `HardwareSupportsHaptics()` on every `Play()`: that is one wait of at most
+///   `requestTimeout`, then immediate answers, not a stall per call.
 /// - Event routing runs on the client's reader thread and only hops: handlers run on each engine's
 ///   own queue.
 package final class HapticService: Sendable {
@@ -36,6 +42,10 @@ package final class HapticService: Sendable {
         var lost = false
         /// The daemon's engine clock, as the replies give it.
         var clock = EngineClock()
+        /// Since when (`now()`) hapticd has not answered a request in time; nil while it answers.
+        var unanswered: Double?
+        /// A background probe of an unanswering daemon is under way or scheduled.
+        var probing = false
     }
 
     private let state = Mutex(State())
@@ -47,10 +57,18 @@ package final class HapticService: Sendable {
 
     /// The connection, made if there is none (and the daemon answers).
     package func client() throws(CHHapticError) -> HapticClient {
-        if let c = state.withLock({ $0.client }), c.isConnected { return c }
+        let (current, unanswered) = state.withLock { ($0.client, $0.unanswered) }
+        if let unanswered {
+            probe(after: 0.1)
+            let waited = Format.fixed(max(Self.now() - unanswered, 0), 1)
+            throw CHHapticError(.serverInterrupted, "hapticd has not answered for \(waited) s (it did not answer within \(Format.fixed(Self.requestTimeout, 0)) s); it is asked again in the background")
+        }
+        if let current, current.isConnected { return current }
         return try connect()
     }
 
+    /// Connects and subscribes. Only `client()` and the probe call it: the probe passes an
+    /// unanswering daemon's gate, which `client()` keeps callers from.
     private func connect() throws(CHHapticError) -> HapticClient {
         let client: HapticClient
         do {
@@ -64,6 +82,7 @@ package final class HapticService: Sendable {
             _ = try client.request("subscribe", JSONObject(["events": .array(Self.events.map { .string($0) })]), timeout: Self.requestTimeout)
         } catch {
             client.close()
+            if error == .timeout { unanswered() }
             throw Self.error(error, .serverInitFailed)
         }
         let (winner, wasLost) = state.withLock { s -> (HapticClient, Bool) in
@@ -93,6 +112,7 @@ package final class HapticService: Sendable {
             noteClock(result, sent: sent, received: Self.now())
             return result
         } catch {
+            if error == .timeout { unanswered() }
             throw Self.error(error, otherwise)
         }
     }
@@ -122,8 +142,13 @@ package final class HapticService: Sendable {
             return
         }
         do {
-            try c.send(command, body, timeout: Self.requestTimeout) { result in
-                if case .failure(let e) = result { complete(Self.error(e, .unknownError)) } else { complete(nil) }
+            try c.send(command, body, timeout: Self.requestTimeout) { [weak self] result in
+                if case .failure(let e) = result {
+                    if e == .timeout { self?.unanswered() }
+                    complete(Self.error(e, .unknownError))
+                } else {
+                    complete(nil)
+                }
             }
         } catch {
             complete(Self.error(error, .unknownError))
@@ -240,6 +265,48 @@ package final class HapticService: Sendable {
         reconnectQueue.asyncAfter(deadline: .now() + delay) { [self] in
             state.withLock { $0.reconnecting = false }
             if (try? client()) == nil { reconnect(after: min(delay * 2, 2)) }
+        }
+    }
+
+    // MARK: a daemon that does not answer
+
+    /// True from a request hapticd did not answer in time until it answers one again.
+    package var isWaitingForAnAnswer: Bool { state.withLock { $0.unanswered != nil } }
+
+    /// A request was not answered within `requestTimeout`: from now on callers fail at once, and a
+    /// background probe asks again.
+    private func unanswered() {
+        state.withLock { s in if s.unanswered == nil { s.unanswered = Self.now() } }
+        probe(after: 0.1)
+    }
+
+    /// Asks an unanswering daemon again, one probe at a time, on `reconnectQueue`: on the current
+    /// connection if it has one, else on a new one. An answer lifts the gate; a daemon that is not
+    /// there at all (connecting fails at once) lifts it too, since callers then fail without waiting.
+    private func probe(after delay: Double) {
+        let start = state.withLock { s -> Bool in
+            guard s.unanswered != nil, !s.probing else { return false }
+            s.probing = true
+            return true
+        }
+        guard start else { return }
+        reconnectQueue.asyncAfter(deadline: .now() + delay) { [self] in
+            let answered: Bool
+            if let c = state.withLock({ $0.client }), c.isConnected {
+                answered = (try? c.request("ping", JSONObject(), timeout: Self.requestTimeout)) != nil
+            } else {
+                do throws(CHHapticError) {
+                    _ = try connect()
+                    answered = true
+                } catch {
+                    answered = error.code != .serverInterrupted
+                }
+            }
+            state.withLock { s in
+                s.probing = false
+                if answered { s.unanswered = nil }
+            }
+            if !answered { probe(after: min(delay * 2, 2)) }
         }
     }
 

@@ -118,6 +118,29 @@ namespace HapticdUnityTests
 
         [DllImport("libc")]
         static extern int kill(int pid, int signal);
+        [DllImport("libc")]
+        static extern int socket(int domain, int type, int protocol);
+        [DllImport("libc")]
+        static extern int bind(int fd, byte[] address, int length);
+        [DllImport("libc")]
+        static extern int listen(int fd, int backlog);
+        [DllImport("libc")]
+        static extern int close(int fd);
+
+        /// A Unix socket at $HAPTICD_SOCKET that is listened on and never accepted from: the kernel
+        /// completes every connection and nothing answers (a hung daemon, a start that never ends).
+        static int SilentSocket()
+        {
+            File.Delete(Socket);
+            var address = new byte[110];                    // struct sockaddr_un
+            address[0] = 1;                                 // sun_family = AF_UNIX
+            var path = System.Text.Encoding.UTF8.GetBytes(Socket);
+            Array.Copy(path, 0, address, 2, path.Length);
+            var fd = socket(1, 1, 0);                       // AF_UNIX, SOCK_STREAM
+            if (fd < 0 || bind(fd, address, address.Length) != 0 || listen(fd, 64) != 0)
+                throw new Exception("cannot listen on " + Socket);
+            return fd;
+        }
 
         static void Simulate(string line)
         {
@@ -219,6 +242,7 @@ namespace HapticdUnityTests
 
             Test("every exported function is P/Invoked, the structs marshal at the native sizes", Declarations);
             Test("no daemon: engine creation fails through the error callback", NoDaemon);
+            Test("a daemon that never answers: one call waits, the rest fail at once", SilentDaemon);
             StartDaemon();
             IntPtr engine = IntPtr.Zero;
             Test("engine: create, start, properties, clock", () => engine = EngineBasics());
@@ -273,6 +297,38 @@ namespace HapticdUnityTests
             Native.PrepareGenerator(g);
             Native.TriggerImpactGenerator(g, 1);
             Native.DestroyImpactGenerator(g);
+        }
+
+        /// Apple's CHHapticPlayer component asks HardwareSupportsHaptics() on every Play(): against a
+        /// socket that accepts and never answers, each call waited 5 s, and so did each new engine.
+        static void SilentDaemon()
+        {
+            var fd = SilentSocket();
+            var clock = Stopwatch.StartNew();
+            Check(!Native.HardwareSupportsHaptics(), "no answer: no haptics");
+            var first = clock.Elapsed.TotalSeconds;
+            Check(first >= 4.5, "the first call waits the request timeout (5 s): " + first);
+            var slowest = 0.0;
+            for (var i = 0; i < 20; i++)
+            {
+                clock.Restart();
+                Check(!Native.HardwareSupportsHaptics(), "still no answer: no haptics");
+                createErrors.Clear();
+                Check(Native.Create(onCreateError, onStopped, onReset) == IntPtr.Zero, "no engine");
+                slowest = Math.Max(slowest, clock.Elapsed.TotalSeconds);
+            }
+            Check(slowest < 1, "later calls do not wait for the timeout: the slowest took " + slowest + " s");
+            Check(createErrors.All.SequenceEqual(new[] { "-4811" }) && lastErrorText.Contains("has not answered"),
+                "serverInterrupted, saying hapticd has not answered: " + string.Join(",", createErrors.All) + " " + lastErrorText);
+            close(fd);
+            File.Delete(Socket);
+            // The library's background probe finds no socket now, and stops holding callers back.
+            Check(Until(() =>
+            {
+                createErrors.Clear();
+                Native.Create(onCreateError, onStopped, onReset);
+                return createErrors.All.SequenceEqual(new[] { "-4810" });
+            }, 6), "with no socket at all: serverInitFailed again: " + lastErrorText);
         }
 
         static IntPtr EngineBasics()
