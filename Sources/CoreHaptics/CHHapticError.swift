@@ -110,5 +110,37 @@ extension CHHapticError.Code {
     }
 }
 
+/// `catch let error as NSError`, `error as? NSError` and `nsError as? CHHapticError`, as on Apple
+/// platforms, where the Objective-C runtime bridges the two. swift-corelibs-foundation bridges a
+/// Swift error to `NSError` only by the unconditional `as`; a conditional cast failed — and in a
+/// function that does not throw, where the compiler takes `catch let error as NSError` as exhaustive
+/// (as it is on Apple's platforms), a `CHHapticError` reached no clause and crashed the program (an
+/// outside check). The runtime's casts do use `_ObjectiveCBridgeable` without Objective-C, as they
+/// do for `String` and `NSString`: with it every such cast works here too. An `NSError` bridges back
+/// when its domain is `CoreHapticsErrorDomain` and its code is one of Apple's.
+extension CHHapticError: _ObjectiveCBridgeable {
+    public typealias _ObjectiveCType = NSError
+
+    public func _bridgeToObjectiveC() -> NSError {
+        NSError(domain: Self.errorDomain, code: code.rawValue, userInfo: userInfo)
+    }
+
+    public static func _forceBridgeFromObjectiveC(_ source: NSError, result: inout CHHapticError?) {
+        result = _unconditionallyBridgeFromObjectiveC(source)
+    }
+
+    public static func _conditionallyBridgeFromObjectiveC(_ source: NSError, result: inout CHHapticError?) -> Bool {
+        guard source.domain == errorDomain, let code = Code(rawValue: source.code) else { return false }
+        result = CHHapticError(code, userInfo: source.userInfo)
+        return true
+    }
+
+    public static func _unconditionallyBridgeFromObjectiveC(_ source: NSError?) -> CHHapticError {
+        var result: CHHapticError?
+        if let source, _conditionallyBridgeFromObjectiveC(source, result: &result), let result { return result }
+        return CHHapticError(.unknownError, userInfo: source?.userInfo ?? [:])
+    }
+}
+
 /// Apple's domain constant.
 public let CoreHapticsErrorDomain = "com.apple.CoreHaptics"
