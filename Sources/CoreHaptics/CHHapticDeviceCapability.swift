@@ -52,16 +52,10 @@ final class HapticDeviceCapability: CHHapticDeviceCapability, Sendable {
             let r = try? service.request("capabilities", JSONObject(["device": .number(Double(device))]))
             yes = r?["supports_haptics"] == .bool(true) && r?["connected"] == .bool(true)
         } else {
-            yes = Self.connectedPads(service) > 0
+            yes = service.connectedPadCount() > 0
         }
         answer.withLock { $0 = yes }
         return yes
-    }
-
-    /// How many pads hapticd has connected (0 when it does not answer).
-    static func connectedPads(_ service: HapticService) -> Int {
-        guard case .array(let list)? = (try? service.request("devices", JSONObject()))?["devices"] else { return 0 }
-        return list.filter { if case .object(let o) = $0 { o["connected"] == .bool(true) } else { false } }.count
     }
 
     func attributes(forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType) throws -> any CHHapticParameterAttributes {

@@ -167,7 +167,7 @@ open class CHHapticEngine: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// `init()`'s and `init(audioSession:)`'s: hapticd must answer and have a pad.
     private func connectDefault() throws {
         _ = try service.client()
-        guard HapticDeviceCapability.connectedPads(service) > 0 else {
+        guard service.connectedPadCount() > 0 else {
             throw CHHapticError(.notSupported, "hapticd has no pad connected: there is no haptic hardware to play on")
         }
         // Registered (to hear hapticd's events) only once it will be an engine.

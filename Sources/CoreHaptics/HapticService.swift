@@ -46,6 +46,10 @@ package final class HapticService: Sendable {
         var unanswered: Double?
         /// A background probe of an unanswering daemon is under way or scheduled.
         var probing = false
+        /// How many pads hapticd has connected, and when (`now()`) it said so; nil: ask.
+        var pads: (count: Int, at: Double)?
+        /// Counts the events that may change `pads`: an answer asked for before one is not kept.
+        var padsGeneration: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -87,6 +91,8 @@ package final class HapticService: Sendable {
         }
         let (winner, wasLost) = state.withLock { s -> (HapticClient, Bool) in
             if let c = s.client, c.isConnected { return (c, false) }  // another thread connected first
+            s.pads = nil
+            s.padsGeneration &+= 1
             s.client = client
             defer { s.lost = false }
             return (client, s.lost)
@@ -212,6 +218,7 @@ package final class HapticService: Sendable {
 
     private func route(_ event: JSONObject) {
         guard case .string(let name)? = event["event"] else { return }
+        if name != "player.finished" { padsChanged() }
         switch name {
         case "player.finished":
             guard case .number(let id)? = event["player"] else { return }
@@ -244,6 +251,8 @@ package final class HapticService: Sendable {
     private func lost(_ client: HapticClient, _ why: ClientError) {
         let wasCurrent = state.withLock { s -> Bool in
             guard s.client === client else { return false }
+            s.pads = nil
+            s.padsGeneration &+= 1
             s.client = nil
             s.owners = [:]
             s.lost = true
@@ -265,6 +274,37 @@ package final class HapticService: Sendable {
         reconnectQueue.asyncAfter(deadline: .now() + delay) { [self] in
             state.withLock { $0.reconnecting = false }
             if (try? client()) == nil { reconnect(after: min(delay * 2, 2)) }
+        }
+    }
+
+    // MARK: how many pads
+
+    /// How long an answer to "how many pads" is kept (seconds), besides the device and engine events
+    /// that drop it at once.
+    static let padCountLifetime = 1.0
+
+    /// How many pads hapticd has connected: 0 when it does not answer. Unity's `CHHapticPlayer` asks
+    /// `HardwareSupportsHaptics()` on every `Play()`, on the game's main thread: the answer is kept
+    /// for `padCountLifetime`, and dropped at once by any `device.*`, `engine.stopped`,
+    /// `engine.reset` event and by a lost or new connection, so it is a round trip at most once a
+    /// second and never older than the events this connection heard.
+    package func connectedPadCount() -> Int {
+        let now = Self.now()
+        let (cached, generation) = state.withLock { s in (s.pads, s.padsGeneration) }
+        if let cached, now - cached.at < Self.padCountLifetime, now >= cached.at { return cached.count }
+        guard case .array(let list)? = (try? request("devices", JSONObject()))?["devices"] else { return 0 }
+        let count = list.filter { if case .object(let o) = $0 { o["connected"] == .bool(true) } else { false } }.count
+        state.withLock { s in
+            if s.padsGeneration == generation, s.client?.isConnected == true { s.pads = (count, now) }
+        }
+        return count
+    }
+
+    /// Something that may change how many pads hapticd has happened: the kept answer goes.
+    private func padsChanged() {
+        state.withLock { s in
+            s.pads = nil
+            s.padsGeneration &+= 1
         }
     }
 
