@@ -15,11 +15,14 @@ import Synchronization
 ///   up to 2 s) and, once the daemon is back (socket activation starts it again), every engine's reset
 ///   handler runs, as Core Haptics does after its server restarted.
 /// - When hapticd does not answer in time (a hung daemon, or a socket that accepts and never
-///   replies), the caller that waited gets `serverInterrupted` after `requestTimeout`, and no caller
-///   waits on it again: until it answers, every request fails at once, saying since when, while one
-///   background probe at a time asks it again (`ping`, every 0.1 s doubling up to 2 s). Unity's
+///   replies), the caller that waited gets `serverInterrupted` after `requestTimeout`, and hapticd
+///   counts as gone: an open connection is closed (hapticd stops its players when it reads the
+///   close; engines hear it as above and are reset once it answers again), and no caller waits on
+///   connecting again — every call fails at once, saying since when, while connecting is retried in
+///   the background (as above, also with no engine while a call came in the last 30 s). Unity's
 ///   `CHHapticPlayer` asks `HardwareSupportsHaptics()` on every `Play()`: that is one wait of at most
-///   `requestTimeout`, then immediate answers, not a stall per call.
+///   `requestTimeout` (twice that if the connection's first answer came just in time), then
+///   immediate answers, not a stall per call.
 /// - Event routing runs on the client's reader thread and only hops: handlers run on each engine's
 ///   own queue.
 package final class HapticService: Sendable {
@@ -42,10 +45,14 @@ package final class HapticService: Sendable {
         var lost = false
         /// The daemon's engine clock, as the replies give it.
         var clock = EngineClock()
-        /// Since when (`now()`) hapticd has not answered a request in time; nil while it answers.
+        /// Since when (`now()`) hapticd has not answered in time: callers do not wait on connecting
+        /// to it until a background attempt connects (or finds no daemon at all). nil: it answers.
         var unanswered: Double?
-        /// A background probe of an unanswering daemon is under way or scheduled.
-        var probing = false
+        /// When a caller last met `unanswered`: background attempts go on for 30 s after it even
+        /// with no engine (so that `supportsHaptics` turns true again once hapticd answers).
+        var lastTurnedAway = 0.0
+        /// Requests `postWithoutWaiting` handed to `reconnectQueue` that have not run yet.
+        var postsWaitingForAConnection = 0
         /// How many pads hapticd has connected, and when (`now()`) it said so; nil: ask.
         var pads: (count: Int, at: Double)?
         /// Counts the events that may change `pads`: an answer asked for before one is not kept.
@@ -61,23 +68,30 @@ package final class HapticService: Sendable {
 
     /// The connection, made if there is none (and the daemon answers).
     package func client() throws(CHHapticError) -> HapticClient {
-        let (current, unanswered) = state.withLock { ($0.client, $0.unanswered) }
-        if let unanswered {
-            probe(after: 0.1)
-            let waited = Format.fixed(max(Self.now() - unanswered, 0), 1)
-            throw CHHapticError(.serverInterrupted, "hapticd has not answered for \(waited) s (it did not answer within \(Format.fixed(Self.requestTimeout, 0)) s); it is asked again in the background")
+        let now = Self.now()
+        let (current, unanswered) = state.withLock { s in
+            if s.unanswered != nil { s.lastTurnedAway = now }
+            return (s.client, s.unanswered)
         }
         if let current, current.isConnected { return current }
+        if let unanswered {
+            reconnect(after: 0.1)
+            let since = Format.fixed(max(now - unanswered, 0) + Self.requestTimeout, 1)
+            throw CHHapticError(.serverInterrupted, "hapticd has not answered for \(since) s (nothing within the \(Format.fixed(Self.requestTimeout, 0)) s a request may wait); connecting is retried in the background")
+        }
         return try connect()
     }
 
-    /// Connects and subscribes. Only `client()` and the probe call it: the probe passes an
-    /// unanswering daemon's gate, which `client()` keeps callers from.
+    /// Connects and subscribes. `client()` calls it unless hapticd is known not to answer; the
+    /// background reconnection calls it always, and its outcome sets or lifts that gate.
     private func connect() throws(CHHapticError) -> HapticClient {
         let client: HapticClient
         do {
             client = try HapticClient(path: HapticClient.defaultSocketPath())
         } catch {
+            // No daemon at all: callers fail at once anyway, so they need not be turned away. A
+            // daemon whose connection queue is full does not answer.
+            if error == .timeout { unanswered() } else { state.withLock { $0.unanswered = nil } }
             throw CHHapticError(.serverInitFailed, error.description)
         }
         client.setEventHandler { [weak self] event in self?.route(event) }
@@ -94,6 +108,7 @@ package final class HapticService: Sendable {
             s.pads = nil
             s.padsGeneration &+= 1
             s.client = client
+            s.unanswered = nil
             defer { s.lost = false }
             return (client, s.lost)
         }
@@ -118,7 +133,7 @@ package final class HapticService: Sendable {
             noteClock(result, sent: sent, received: Self.now())
             return result
         } catch {
-            if error == .timeout { unanswered() }
+            if error == .timeout { abandon(c) }
             throw Self.error(error, otherwise)
         }
     }
@@ -150,7 +165,7 @@ package final class HapticService: Sendable {
         do {
             try c.send(command, body, timeout: Self.requestTimeout) { [weak self] result in
                 if case .failure(let e) = result {
-                    if e == .timeout { self?.unanswered() }
+                    if e == .timeout { self?.abandon(c) }
                     complete(Self.error(e, .unknownError))
                 } else {
                     complete(nil)
@@ -158,6 +173,31 @@ package final class HapticService: Sendable {
             }
         } catch {
             complete(Self.error(error, .unknownError))
+        }
+    }
+
+    /// The most `postWithoutWaiting` requests that wait for a connection at once; more are dropped.
+    static let maximumPostsWaitingForAConnection = 64
+
+    /// `post`, for callers that must never block (UIKit's feedback generators, which never fail
+    /// and never block): with a connection it is sent now; without one, connecting (which waits up
+    /// to `requestTimeout` for a daemon that does not answer) and sending happen on
+    /// `reconnectQueue`, in order, and at most `maximumPostsWaitingForAConnection` wait there — a
+    /// feedback that cannot be delivered is not felt, as without hapticd.
+    package func postWithoutWaiting(_ command: String, _ body: JSONObject) {
+        if state.withLock({ $0.client?.isConnected == true }) {
+            post(command, body)
+            return
+        }
+        let queued = state.withLock { s -> Bool in
+            guard s.postsWaitingForAConnection < Self.maximumPostsWaitingForAConnection else { return false }
+            s.postsWaitingForAConnection += 1
+            return true
+        }
+        guard queued else { return }
+        reconnectQueue.async { [self] in
+            state.withLock { $0.postsWaitingForAConnection -= 1 }
+            post(command, body)
         }
     }
 
@@ -264,16 +304,23 @@ package final class HapticService: Sendable {
         reconnect(after: 0.1)
     }
 
+    /// Connects again in the background, one attempt at a time, from `delay` doubling up to 2 s,
+    /// while someone would hear of it: an engine, a game-controller listener, or a caller turned away
+    /// in the last 30 s because hapticd did not answer.
     private func reconnect(after delay: Double) {
+        let now = Self.now()
         let start = state.withLock { s -> Bool in
-            guard !s.reconnecting, !s.engines.values.allSatisfy({ $0.object == nil }) || !s.deviceListeners.isEmpty else { return false }
+            let interested = !s.engines.values.allSatisfy({ $0.object == nil }) || !s.deviceListeners.isEmpty
+                || (s.unanswered != nil && now - s.lastTurnedAway < 30)
+            guard !s.reconnecting, interested else { return false }
             s.reconnecting = true
             return true
         }
         guard start else { return }
         reconnectQueue.asyncAfter(deadline: .now() + delay) { [self] in
             state.withLock { $0.reconnecting = false }
-            if (try? client()) == nil { reconnect(after: min(delay * 2, 2)) }
+            if state.withLock({ $0.client?.isConnected == true }) { return }
+            if (try? connect()) == nil { reconnect(after: min(delay * 2, 2)) }
         }
     }
 
@@ -310,44 +357,31 @@ package final class HapticService: Sendable {
 
     // MARK: a daemon that does not answer
 
-    /// True from a request hapticd did not answer in time until it answers one again.
+    /// True from a request hapticd did not answer in time until a connection to it is made again
+    /// (or there is no daemon at all).
     package var isWaitingForAnAnswer: Bool { state.withLock { $0.unanswered != nil } }
 
-    /// A request was not answered within `requestTimeout`: from now on callers fail at once, and a
-    /// background probe asks again.
+    /// Connecting got no answer in time: callers are turned away, and the background reconnection
+    /// tries again.
     private func unanswered() {
-        state.withLock { s in if s.unanswered == nil { s.unanswered = Self.now() } }
-        probe(after: 0.1)
+        let now = Self.now()
+        state.withLock { s in
+            if s.unanswered == nil { s.unanswered = now }
+            s.lastTurnedAway = now
+        }
+        reconnect(after: 0.1)
     }
 
-    /// Asks an unanswering daemon again, one probe at a time, on `reconnectQueue`: on the current
-    /// connection if it has one, else on a new one. An answer lifts the gate; a daemon that is not
-    /// there at all (connecting fails at once) lifts it too, since callers then fail without waiting.
-    private func probe(after delay: Double) {
-        let start = state.withLock { s -> Bool in
-            guard s.unanswered != nil, !s.probing else { return false }
-            s.probing = true
-            return true
-        }
-        guard start else { return }
-        reconnectQueue.asyncAfter(deadline: .now() + delay) { [self] in
-            let answered: Bool
-            if let c = state.withLock({ $0.client }), c.isConnected {
-                answered = (try? c.request("ping", JSONObject(), timeout: Self.requestTimeout)) != nil
-            } else {
-                do throws(CHHapticError) {
-                    _ = try connect()
-                    answered = true
-                } catch {
-                    answered = error.code != .serverInterrupted
-                }
-            }
-            state.withLock { s in
-                s.probing = false
-                if answered { s.unanswered = nil }
-            }
-            if !answered { probe(after: min(delay * 2, 2)) }
-        }
+    /// A request on `client` got no answer within `requestTimeout`: hapticd counts as gone, as Core
+    /// Haptics' server does when it is interrupted. The connection is closed — hapticd stops its
+    /// players when it reads the close, so nothing sent meanwhile (or not sent: a stop) leaves a
+    /// motor running — engines hear `serverLost` now and `serverReset` once a new connection is
+    /// made, and callers do not wait on connecting meanwhile.
+    private func abandon(_ client: HapticClient) {
+        guard state.withLock({ $0.client === client }) else { return }
+        unanswered()
+        client.close()
+        lost(client, .timeout)
     }
 
     // MARK: errors

@@ -42,7 +42,7 @@ func feedback(_ type: String, _ style: String?, intensity: Float? = nil) {
         guard intensity.isFinite else { return }
         body.append("intensity", .number(Double(min(max(intensity, 0), 1))))
     }
-    HapticService.shared.post("feedback", body)
+    HapticService.shared.postWithoutWaiting("feedback", body)
 }
 
 // The C# passes `int`s (Apple's Swift declares `Int`): the C# is followed.
@@ -80,7 +80,7 @@ public func UIFeedbackGenerator_DestroyNotificationGenerator(_ generatorPtr: Uns
 @_cdecl("UIFeedbackGenerator_Prepare")
 public func UIFeedbackGenerator_Prepare(_ generatorPtr: UnsafeRawPointer?) {
     guard Handles.object(generatorPtr, [.impactGenerator, .selectionGenerator, .notificationGenerator], as: GeneratorHandle.self) != nil else { return }
-    HapticService.shared.post("prepare", JSONObject())
+    HapticService.shared.postWithoutWaiting("prepare", JSONObject())
 }
 
 /// `intensity` (0…1) scales the impact (the C#'s Trigger() passes 1).

@@ -21,7 +21,7 @@ open class UIFeedbackGenerator: NSObject {
     /// Readies the pad for feedback in the next seconds (hapticd's `prepare`: its engine started,
     /// its kernel effect uploaded), so that the next feedback starts with the least latency.
     open func prepare() {
-        HapticService.shared.post("prepare", JSONObject())
+        HapticService.shared.postWithoutWaiting("prepare", JSONObject())
     }
 
     func feedback(_ type: String, _ style: String?, intensity: CGFloat? = nil) {
@@ -32,7 +32,7 @@ open class UIFeedbackGenerator: NSObject {
             guard x.isFinite else { return }
             body.append("intensity", .number(min(max(x, 0), 1)))
         }
-        HapticService.shared.post("feedback", body)
+        HapticService.shared.postWithoutWaiting("feedback", body)
     }
 }
 

@@ -2,6 +2,7 @@
 import DaemonTestSupport
 import Foundation
 import GameController
+import HapticFeedback
 import Testing
 
 /// A daemon whose socket accepts connections and never answers (hung, or a socket-activation
@@ -33,6 +34,78 @@ extension CoreHapticsSuite {
         let start = HapticService.now()
         try body()
         return HapticService.now() - start
+    }
+
+    /// A daemon that stops answering on an open connection (here SIGSTOP): the request that meets
+    /// it waits the timeout, and then hapticd counts as gone, as Core Haptics' server does when it is
+    /// interrupted — the engine hears `systemError`, later calls fail at once, and the connection is
+    /// closed, so that the daemon, once it runs again, stops what that connection played (no motor
+    /// left running on a stop the program could not send). It is then found again, and the engine
+    /// reset, with no call made.
+    @Test func aDaemonThatStopsAnsweringCountsAsGoneAndComesBackAsAReset() throws {
+        let daemon = try Fixture.daemon()
+        defer { kill(daemon.process.processIdentifier, SIGCONT) }
+        let engine = try CHHapticEngine()
+        let stopped = Recorder<CHHapticEngine.StoppedReason>(), reset = Recorder<Bool>()
+        engine.stoppedHandler = { stopped.record($0) }
+        engine.resetHandler = { reset.record(true) }
+        try engine.start()
+        let long = CHHapticEvent(eventType: .hapticContinuous, parameters: [CHHapticEventParameter(parameterID: .hapticIntensity, value: 1)],
+                                 relativeTime: 0, duration: 20)
+        let pattern = try CHHapticPattern(events: [long], parameters: [])
+        let player = try engine.makeAdvancedPlayer(with: pattern)
+        try player.start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 } == true }, "it plays")
+
+        kill(daemon.process.processIdentifier, SIGSTOP)
+        var failure: (any Error)?
+        let first = Self.seconds { do { try engine.start() } catch { failure = error } }
+        #expect((failure as? CHHapticError)?.code == .serverInterrupted, "\(String(describing: failure))")
+        #expect(first >= HapticService.requestTimeout - 0.1, "the first call waits the timeout: \(first) s")
+        #expect(stopped.wait() && stopped.all == [.systemError], "the engine heard hapticd go: \(stopped.all)")
+        failure = nil
+        let second = Self.seconds { do { try engine.start() } catch { failure = error } }
+        #expect(second < 1 && (failure as? CHHapticError)?.localizedDescription.contains("has not answered") == true,
+                "later calls fail at once: \(second) s, \(String(describing: failure))")
+
+        kill(daemon.process.processIdentifier, SIGCONT)
+        #expect(daemon.waitForTrace(timeout: 10) { $0.last.map { $0.2 == 0 && $0.3 == 0 } == true },
+                "hapticd stopped the closed connection's player: \(daemon.traceRows().suffix(2))")
+        #expect(reset.wait(timeout: 10), "found again: the engine was reset")
+        #expect(!HapticService.shared.isWaitingForAnAnswer)
+        try engine.start()
+        try engine.makePlayer(with: pattern).start(atTime: 0)
+        #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 } == true }, "it plays again")
+        engine.stop()
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// UIKit's generators never block: their first use connects in the background, so a daemon
+    /// that does not answer costs the button's action nothing (it waited 5 s — an outside check).
+    @MainActor @Test func feedbackGeneratorsDoNotWaitForADaemonThatDoesNotAnswer() throws {
+        let path = Fixture.socket
+        let fd = try Self.silentSocket(path)
+        let impact = UIImpactFeedbackGenerator(style: .medium)
+        let took = Self.seconds {
+            impact.prepare()
+            impact.impactOccurred()
+            UISelectionFeedbackGenerator().selectionChanged()
+            UINotificationFeedbackGenerator().notificationOccurred(.success)
+        }
+        #expect(took < 1, "the calls returned at once: \(took) s")
+        // The connection made in the background times out, and callers are turned away meanwhile.
+        let deadline = HapticService.now() + 3 * HapticService.requestTimeout
+        while !HapticService.shared.isWaitingForAnAnswer && HapticService.now() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)  // polling a flag, bounded by the deadline
+        }
+        #expect(HapticService.shared.isWaitingForAnAnswer, "the background connection got no answer")
+        close(fd)
+        unlink(path)
+        while HapticService.shared.isWaitingForAnAnswer && HapticService.now() < deadline + 10 {
+            _ = CHHapticEngine.capabilitiesForHardware().supportsHaptics
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(!HapticService.shared.isWaitingForAnAnswer, "no socket at all: no one is turned away")
     }
 
     @Test func onlyTheFirstCallerWaitsForADaemonThatDoesNotAnswer() throws {
