@@ -71,12 +71,25 @@ final class ClientConnection: @unchecked Sendable {
             throw .notRunning(path: path, reason: "the socket path is longer than a Unix socket address holds")
         }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        // Non-blocking from the start: a Unix socket's connect blocks, without a bound, while the
+        // daemon's queue of connections not yet accepted is full (a daemon that hangs); without
+        // blocking it says EAGAIN at once, and is tried again for `connectPatience` seconds.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var r: Int32
+        let deadline = Self.monotonicNow() + Self.connectPatience
         repeat {
             r = withUnsafePointer(to: &addr) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
-        } while r != 0 && errno == EINTR
+            if r != 0 && errno == EAGAIN {
+                if Self.monotonicNow() >= deadline {
+                    Glibc.close(fd)
+                    throw .timeout
+                }
+                usleep(5_000)  // a full queue gives no event to wait on; retried within the bound
+                continue
+            }
+        } while r != 0 && (errno == EINTR || errno == EAGAIN)
         if r != 0 {
             let e = errno
             Glibc.close(fd)
@@ -88,13 +101,20 @@ final class ClientConnection: @unchecked Sendable {
             }
             throw .notRunning(path: path, reason: reason)
         }
-        // Non-blocking: every wait is a poll with a bound.
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         self.fd = fd
         startReader()
     }
 
     deinit { Glibc.close(fd) }
+
+    /// How long connecting waits while hapticd's queue of connections is full (seconds).
+    static let connectPatience = 2.0
+
+    static func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
 
     var isOpen: Bool { monitor.locked { state.open && !state.closedByUser } }
 

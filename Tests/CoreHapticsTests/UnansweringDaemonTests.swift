@@ -2,6 +2,7 @@
 import DaemonTestSupport
 import Foundation
 import GameController
+import HapticClient
 import HapticFeedback
 import Testing
 
@@ -14,7 +15,7 @@ extension CoreHapticsSuite {
 @Suite struct UnansweringDaemonTests {
     /// A Unix socket at `path` that is listened on and never accepted from: the kernel completes
     /// every connection, and nothing ever reads or answers.
-    static func silentSocket(_ path: String) throws -> CInt {
+    static func silentSocket(_ path: String, backlog: Int32 = 64) throws -> CInt {
         unlink(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         try #require(fd >= 0)
@@ -26,7 +27,7 @@ extension CoreHapticsSuite {
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        try #require(bound == 0 && listen(fd, 64) == 0)
+        try #require(bound == 0 && listen(fd, backlog) == 0)
         return fd
     }
 
@@ -106,6 +107,24 @@ extension CoreHapticsSuite {
             Thread.sleep(forTimeInterval: 0.01)
         }
         #expect(!HapticService.shared.isWaitingForAnAnswer, "no socket at all: no one is turned away")
+    }
+
+    /// A hung daemon's queue of connections not yet accepted fills up; a Unix socket's blocking
+    /// connect then waits without a bound. Connecting gives up after `connectPatience` instead.
+    @Test func connectingToAFullQueueGivesUp() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-full-\(getpid()).sock").path
+        let fd = try Self.silentSocket(path, backlog: 0)
+        defer { close(fd); unlink(path) }
+        var held: [HapticClient] = []
+        var failure: ClientError?
+        let took = Self.seconds {
+            for _ in 0..<4 {
+                do throws(ClientError) { held.append(try HapticClient(path: path)) } catch { failure = error; break }
+            }
+        }
+        #expect(failure == .timeout, "the full queue: \(String(describing: failure)) after \(held.count) connections")
+        #expect(took < 10, "gave up in \(took) s")
+        held.forEach { $0.close() }
     }
 
     @Test func onlyTheFirstCallerWaitsForADaemonThatDoesNotAnswer() throws {
