@@ -150,6 +150,15 @@ import Testing
         // A smaller horizon (the daemon's `limits.time_horizon`) keeps it to that one.
         let short = try mustLoad(doc(#"{"Event": {"EventType": "HapticContinuous", "Time": 10}}"#), limits: AHAPLimits(maximumPatternTime: 3600))
         #expect(short.pattern.duration <= 3600 && short.pattern.duration > 3599.9)
+        // What the Core Haptics library sends (kept to the default horizon, written out) is still
+        // "until stopped" to a daemon with a longer horizon: it was clamped to 30 s there.
+        let week = 604_800.0
+        let sent = AHAPWriter.json(try mustLoad(doc(#"{"Event": {"EventType": "HapticContinuous", "Time": 0.5}}"#)).pattern)
+        let far = try AHAPLoader.load(json: sent, limits: AHAPLimits(maximumPatternTime: week))
+        #expect(far.pattern.duration > week - 0.1, "kept to the daemon's horizon: \(far.pattern.duration)")
+        // At the horizon itself there is nothing left to sound: no event of a day, no warning.
+        let atEnd = try mustLoad(doc(#"{"Event": {"EventType": "HapticContinuous", "Time": 3600}}"#), limits: AHAPLimits(maximumPatternTime: 3600))
+        #expect(atEnd.warnings.isEmpty && atEnd.pattern.duration == 3600, "\(atEnd.warnings)")
     }
 
     /// An element holding an Event and a ParameterCurve (puterman/HapticTest's test.ahap, which

@@ -60,6 +60,24 @@ import Testing
         try engine.setRate(p, 0.5)
     }
 
+    /// A pattern that sounds until stopped (a continuous event without a duration, kept to the
+    /// horizon; here with a release tail past it) takes any rate in the range: it was refused, as if
+    /// slower it would end later than the horizon (a stranger's review). It plays on at that rate.
+    @Test func aPatternThatSoundsUntilStoppedTakesAnyRate() throws {
+        let loaded = try AHAPLoader.load(text: #"{"Pattern": [{"Event": {"EventType": "HapticContinuous", "Time": 1, "EventParameters": [{"ParameterID": "ReleaseTime", "ParameterValue": 0.5}]}}]}"#,
+                                         limits: AHAPLimits(maximumPatternTime: 3600))
+        let p = engine.makePlayer(loaded.pattern, advanced: true)
+        try engine.setRate(p, 0.1)
+        try engine.setRate(p, 1)
+        try engine.start(p, at: .immediately)
+        try engine.setRate(p, 0.1)
+        clock.now = 100 + 600
+        #expect(engine.output(at: clock.now).strong > 0, "still sounding 600 s in, at a tenth of the speed")
+        // A pattern with an end is still held to the horizon.
+        let q = engine.makePlayer(strongPattern(duration: 1000), advanced: true)
+        #expect(isInvalidValue { () throws(EngineError) in try engine.setRate(q, 0.1) })
+    }
+
     @Test func scheduledCommandsPerPlayerAreBounded() throws {
         let p = engine.makePlayer(strongPattern(duration: 1), advanced: true)
         for i in 0..<6 { try engine.start(p, at: .at(200 + Double(i))) }

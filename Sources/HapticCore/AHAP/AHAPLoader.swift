@@ -189,7 +189,12 @@ private struct Reader {
 
     /// The duration of a continuous event that sounds until stopped: from `start` to the time
     /// horizon `limit`, the largest that still ends within it (so it reads again the same way).
+    /// Where a continuous event's end makes it one that sounds until stopped: the horizon, or the
+    /// default horizon when that is nearer.
+    static func untilStoppedMark(_ limit: Double) -> Double { Swift.min(limit, AHAPLimits.default.maximumPatternTime) }
+
     static func untilStopped(from start: Double, _ limit: Double) -> Double {
+        let limit = limit.isFinite ? limit : AHAPLimits.default.maximumPatternTime
         guard start < limit else { return 0 }
         var kept = limit - start
         while start + kept > limit { kept = kept.nextDown }
@@ -317,11 +322,13 @@ private struct Reader {
                 // loop points"; a pattern is "padded" out to it): kept, and not rendered.
                 let limit = limits.maximumPatternTime
                 if type == .hapticContinuous && duration > limits.maximumContinuousDuration
-                    && event.time <= limit && event.time + duration >= limit {
+                    && event.time <= limit && event.time + duration >= Self.untilStoppedMark(limit) {
                     // `GCHapticDurationInfinite` (Apple: "create an infinite haptic event that you
                     // update in a loop"; SDL's and Moonlight's rumble): a continuous event that would
                     // last to the time horizon or past it sounds until stopped — kept to the horizon,
-                    // which is also how it writes back (and reads again: it still reaches it).
+                    // which is also how it writes back (and reads again: it still reaches it). Reaching
+                    // the default horizon counts too: the Core Haptics library loads with the default
+                    // and sends what it kept to a daemon whose `limits.time_horizon` may be longer.
                     let kept = Self.untilStopped(from: event.time, limit)
                     if !(duration.isFinite && Swift.abs(duration - kept) < 1e-6) {
                         warn(dpath, "\(duration) s reaches past the \(Format.fixed(limit, 0)) s pattern time limit: the event sounds until stopped (kept to the limit)")
@@ -336,7 +343,7 @@ private struct Reader {
                 ok = false
             }
         }
-        if type == .hapticContinuous, ok, event.duration ?? 0 == 0 {
+        if type == .hapticContinuous, ok, event.duration ?? 0 == 0, event.time < limits.maximumPatternTime {
             // Apple (`CHHapticEvent.h`, `duration`): "If unset (0.0), Continuous event types will
             // have no fixed end" — what `CHHapticEvent(eventType: .hapticContinuous, parameters:,
             // relativeTime:)` makes. It sounds until stopped, as `GCHapticDurationInfinite` does:
@@ -522,7 +529,11 @@ private struct Reader {
         }
         if links > 0 { reasons.append("\(links) of them start exactly where the previous curve of their parameter ends") }
         var eventsEnd = 0.0
-        for e in pattern.events where e.type.isHaptic { eventsEnd = max(eventsEnd, e.time + (e.duration ?? 0)) }
+        for e in pattern.events where e.type.isHaptic {
+            // An event that sounds until stopped ends nowhere: it counts by its start.
+            let end = e.time + (e.duration ?? 0)
+            eventsEnd = max(eventsEnd, end >= Self.untilStoppedMark(limits.maximumPatternTime) ? e.time : end)
+        }
         let relativeEnd = late.map { $0.curve.time + $0.curve.controlPoints.last!.time }.max() ?? 0
         let absoluteEnd = late.map { $0.curve.controlPoints.last!.time }.max() ?? 0
         if eventsEnd > 0, relativeEnd > eventsEnd + 1e-6, absoluteEnd <= eventsEnd + 1e-6 {

@@ -486,7 +486,10 @@ public final class HapticEngine {
         }
         let p = try player(id)
         let played = p.compiled.renderEnd / rate
-        guard played <= limits.timeHorizon else {
+        // A pattern that reaches the horizon sounds until stopped (an event kept there): no rate
+        // makes it end later than never.
+        let untilStopped = p.compiled.duration >= limits.timeHorizon * (1 - 1e-9)
+        guard played <= limits.timeHorizon || untilStopped else {
             throw .invalidValue("at rate \(rate) the pattern would play for \(played) s, beyond the \(limits.timeHorizon) s horizon (limits.time_horizon)")
         }
         p.reanchor(at: currentTime)
