@@ -62,6 +62,16 @@ private final class HapticManager {
     func withAudioSession() throws {
         try AVAudioSession.sharedInstance().setCategory(.playback, mode: .default, options: [.mixWithOthers])
         try AVAudioSession.sharedInstance().setActive(true)
+        // Voice-chat and speaker idioms, and the observers apps register (a stranger's review).
+        let session = AVAudioSession.sharedInstance()
+        try session.setCategory(.playAndRecord, mode: .voiceChat, options: [.defaultToSpeaker, .allowBluetooth, .allowBluetoothA2DP])
+        try session.setCategory(.playback, options: .mixWithOthers)
+        try session.setCategory(.playback, mode: .moviePlayback, policy: .longFormVideo)
+        try session.setMode(.spokenAudio)
+        try session.setActive(false, options: .notifyOthersOnDeactivation)
+        _ = session.isOtherAudioPlaying || session.secondaryAudioShouldBeSilencedHint || session.categoryOptions.contains(.duckOthers)
+        _ = NotificationCenter.default.addObserver(forName: AVAudioSession.interruptionNotification, object: session, queue: .main) { _ in }
+        _ = [AVAudioSession.routeChangeNotification, AVAudioSession.mediaServicesWereResetNotification]
         engine = try CHHapticEngine(audioSession: .sharedInstance())
         engine = try CHHapticEngine(audioSession: nil)
     }
