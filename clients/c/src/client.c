@@ -691,18 +691,35 @@ static int open_socket(hapticd_client *c) {
     memset(&addr, 0, sizeof addr);
     addr.sun_family = AF_UNIX;
     memcpy(addr.sun_path, c->path, strlen(c->path));
-    int r;
-    do r = connect(s, (struct sockaddr *)&addr, sizeof addr);
-    while (r < 0 && errno == EINTR);
-    if (r < 0) {
-        int e = errno;
-        close(s);
-        return connect_error(c->path, e);
-    }
+    /* Non-blocking before connecting: a Unix socket's connect blocks without a bound while the
+     * daemon's queue of connections not yet accepted is full (a daemon that hangs); without blocking
+     * it fails with EAGAIN at once, and is tried again until the client's timeout. */
     int flags = fcntl(s, F_GETFL);
     if (flags < 0 || fcntl(s, F_SETFL, flags | O_NONBLOCK) < 0) {
         close(s);
         return hd_error(HAPTICD_E_IO, NULL, "fcntl: %s", strerror(errno));
+    }
+    double deadline = hd_mono() + c->timeout_ms / 1000.0;
+    int r;
+    for (;;) {
+        r = connect(s, (struct sockaddr *)&addr, sizeof addr);
+        if (r == 0 || errno == EINTR) {
+            if (r == 0) break;
+            continue;
+        }
+        if (errno != EAGAIN) break;
+        if (hd_mono() >= deadline) {
+            close(s);
+            return hd_error(HAPTICD_E_TIMEOUT, NULL, "hapticd at %s does not accept connections (its queue is full) within %d ms (hapticd_set_timeout)",
+                            c->path, c->timeout_ms);
+        }
+        struct timespec pause = {0, 5000000}; /* a full queue gives no event to wait on */
+        nanosleep(&pause, NULL);
+    }
+    if (r < 0) {
+        int e = errno;
+        close(s);
+        return connect_error(c->path, e);
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = s};
     if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, s, &ev) < 0) {

@@ -205,6 +205,23 @@ static void test_connect_errors(void) {
     CHECK(atoi(msg) == HAPTICD_E_PERMISSION);
     CHECK(strstr(msg, "permission denied on") && strstr(msg, "usermod -aG"));
     if (getuid() == 0) CHECK(strstr(msg, "group 'root'") && strstr(msg, "0660"));
+
+    /* A hung daemon's queue of connections not yet accepted is full: connecting gives up within the
+     * timeout (a Unix socket's blocking connect would wait without a bound). */
+    char fsock[400];
+    snprintf(fsock, sizeof fsock, "%s/full.sock", D.dir);
+    int fs = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un fa = {.sun_family = AF_UNIX};
+    strcpy(fa.sun_path, fsock);
+    CHECK(bind(fs, (struct sockaddr *)&fa, sizeof fa) == 0 && listen(fs, 0) == 0);
+    int held = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(connect(held, (struct sockaddr *)&fa, sizeof fa) == 0); /* the queue's one place */
+    hapticd_client *fc = NULL;
+    CHECK(hapticd_connect(fsock, NULL, &fc) == HAPTICD_E_TIMEOUT && fc == NULL);
+    CHECK(strstr(hapticd_last_error(), "does not accept connections"));
+    close(held);
+    close(fs);
+    unlink(fsock);
 }
 
 static void test_basics(void) {

@@ -100,8 +100,23 @@ class Client:
 
     def _open(self) -> None:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Non-blocking before connecting: a Unix socket's connect blocks without a bound while the
+        # daemon's queue of connections not yet accepted is full (a daemon that hangs); without
+        # blocking it fails at once (EAGAIN), and is tried again until the timeout.
+        s.setblocking(False)
+        deadline = time.monotonic() + self.timeout
         try:
-            s.connect(self.path)
+            while True:
+                try:
+                    s.connect(self.path)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        s.close()
+                        raise HapticdTimeoutError(
+                            f"hapticd at {self.path} does not accept connections (its queue is full) within {self.timeout:g} s (Client(timeout=…))"
+                        ) from None
+                    time.sleep(0.005)  # a full queue gives no event to wait on
         except FileNotFoundError:
             s.close()
             raise not_running(self.path, "no such socket") from None
@@ -111,10 +126,11 @@ class Client:
         except PermissionError:
             s.close()
             raise permission_error(self.path) from None
+        except HapticdTimeoutError:
+            raise  # a TimeoutError, so an OSError: not the one below
         except OSError as e:
             s.close()
             raise HapticdError(f"cannot connect to hapticd at {self.path}: {e.strerror}", "io") from None
-        s.setblocking(False)
         self._sock = s
         self._epoll.register(s.fileno(), select.EPOLLIN)
 

@@ -51,6 +51,23 @@ def test_not_running(tmp_path):
     assert isinstance(e.value, ConnectionError)
 
 
+def test_a_full_connection_queue_times_out(tmp_path):
+    # A hung daemon's queue of connections not yet accepted fills up; a blocking connect to it would
+    # wait without a bound. Connecting gives up within the client's timeout.
+    path = str(tmp_path / "full.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(0)
+    held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    held.connect(path)  # the queue's one place
+    try:
+        with pytest.raises(hapticd.HapticdTimeoutError, match="does not accept connections"):
+            Client(path, timeout=0.3)
+    finally:
+        held.close()
+        listener.close()
+
+
 def test_bad_arguments_are_caught_before_anything_is_sent(tmp_path, daemon):
     # A timeout out of set_timeout's range, before connecting (it was tried, and timed out at once).
     with pytest.raises(ValueError, match="timeout must be within 0.001…600"):
