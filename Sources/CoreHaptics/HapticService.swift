@@ -19,10 +19,10 @@ import Synchronization
 ///   counts as gone: an open connection is closed (hapticd stops its players when it reads the
 ///   close; engines hear it as above and are reset once it answers again), and no caller waits on
 ///   connecting again — every call fails at once, saying since when, while connecting is retried in
-///   the background (as above, also with no engine while a call came in the last 30 s). Unity's
-///   `CHHapticPlayer` asks `HardwareSupportsHaptics()` on every `Play()`: that is one wait of at most
-///   `requestTimeout` (twice that if the connection's first answer came just in time), then
-///   immediate answers, not a stall per call.
+///   the background (as above, every 30 s at most while it does not answer; with no engine, for 30 s
+///   after the last call). Unity's `CHHapticPlayer` asks `HardwareSupportsHaptics()` on every
+///   `Play()`: that is one wait of at most `requestTimeout` (twice that if the connection's first
+///   answer came just in time), then immediate answers, not a stall per call.
 /// - Event routing runs on the client's reader thread and only hops: handlers run on each engine's
 ///   own queue.
 package final class HapticService: Sendable {
@@ -48,9 +48,10 @@ package final class HapticService: Sendable {
         /// Since when (`now()`) hapticd has not answered in time: callers do not wait on connecting
         /// to it until a background attempt connects (or finds no daemon at all). nil: it answers.
         var unanswered: Double?
-        /// When a caller last met `unanswered`: background attempts go on for 30 s after it even
-        /// with no engine (so that `supportsHaptics` turns true again once hapticd answers).
-        var lastTurnedAway = 0.0
+        /// When a caller last asked for the connection (`client()`): while hapticd does not answer,
+        /// background attempts go on for 30 s after it even with no engine (so that
+        /// `supportsHaptics` turns true again once hapticd answers), and stop after that.
+        var lastAsked = 0.0
         /// Requests `postWithoutWaiting` handed to `reconnectQueue` that have not run yet.
         var postsWaitingForAConnection = 0
         /// How many pads hapticd has connected, and when (`now()`) it said so; nil: ask.
@@ -70,16 +71,21 @@ package final class HapticService: Sendable {
     package func client() throws(CHHapticError) -> HapticClient {
         let now = Self.now()
         let (current, unanswered) = state.withLock { s in
-            if s.unanswered != nil { s.lastTurnedAway = now }
+            s.lastAsked = now
             return (s.client, s.unanswered)
         }
         if let current, current.isConnected { return current }
         if let unanswered {
             reconnect(after: 0.1)
-            let since = Format.fixed(max(now - unanswered, 0) + Self.requestTimeout, 1)
-            throw CHHapticError(.serverInterrupted, "hapticd has not answered for \(since) s (nothing within the \(Format.fixed(Self.requestTimeout, 0)) s a request may wait); connecting is retried in the background")
+            let since = Format.fixed(max(now - unanswered, 0), 1)
+            throw CHHapticError(.serverInterrupted, "hapticd did not answer in time \(since) s ago, and has not answered since; connecting is retried in the background")
         }
-        return try connect()
+        do {
+            return try connect()
+        } catch {
+            if state.withLock({ $0.unanswered != nil }) { reconnect(after: 0.1) }
+            throw error
+        }
     }
 
     /// Connects and subscribes. `client()` calls it unless hapticd is known not to answer; the
@@ -91,8 +97,8 @@ package final class HapticService: Sendable {
         } catch {
             // No daemon at all: callers fail at once anyway, so they need not be turned away. A
             // daemon whose connection queue is full does not answer.
-            if error == .timeout { unanswered() } else { state.withLock { $0.unanswered = nil } }
-            throw CHHapticError(.serverInitFailed, error.description)
+            if error == .timeout { unanswered() } else { answered() }
+            throw CHHapticError(error == .timeout ? .serverInterrupted : .serverInitFailed, error.description)
         }
         client.setEventHandler { [weak self] event in self?.route(event) }
         client.setDisconnectHandler { [weak self] why in self?.lost(client, why) }
@@ -100,11 +106,15 @@ package final class HapticService: Sendable {
             _ = try client.request("subscribe", JSONObject(["events": .array(Self.events.map { .string($0) })]), timeout: Self.requestTimeout)
         } catch {
             client.close()
-            if error == .timeout { unanswered() }
+            // Only silence turns callers away: a refusal or a closed connection is an answer, and
+            // callers meeting it fail without waiting.
+            if error == .timeout { unanswered() } else { answered() }
             throw Self.error(error, .serverInitFailed)
         }
-        let (winner, wasLost) = state.withLock { s -> (HapticClient, Bool) in
+        let (winner, wasLost) = state.withLock { s -> (HapticClient?, Bool) in
             if let c = s.client, c.isConnected { return (c, false) }  // another thread connected first
+            // Ended between its answer and here: its disconnect handler found it not current.
+            guard client.isConnected else { return (nil, false) }
             s.pads = nil
             s.padsGeneration &+= 1
             s.client = client
@@ -112,6 +122,7 @@ package final class HapticService: Sendable {
             defer { s.lost = false }
             return (client, s.lost)
         }
+        guard let winner else { throw CHHapticError(.serverInterrupted, "the connection to hapticd ended as it was made") }
         if winner !== client {
             client.close()
         } else if wasLost {
@@ -178,6 +189,8 @@ package final class HapticService: Sendable {
 
     /// The most `postWithoutWaiting` requests that wait for a connection at once; more are dropped.
     static let maximumPostsWaitingForAConnection = 64
+    /// How old a `postWithoutWaiting` request may be when its connection is made (seconds).
+    static let postStaleness = 1.0
 
     /// `post`, for callers that must never block (UIKit's feedback generators, which never fail
     /// and never block): with a connection it is sent now; without one, connecting (which waits up
@@ -185,8 +198,11 @@ package final class HapticService: Sendable {
     /// `reconnectQueue`, in order, and at most `maximumPostsWaitingForAConnection` wait there — a
     /// feedback that cannot be delivered is not felt, as without hapticd.
     package func postWithoutWaiting(_ command: String, _ body: JSONObject) {
-        if state.withLock({ $0.client?.isConnected == true }) {
-            post(command, body)
+        if let c = state.withLock({ $0.client }), c.isConnected {
+            // On this connection, never a new one made on the caller's thread.
+            try? c.send(command, body, timeout: Self.requestTimeout) { [weak self] result in
+                if case .failure(.timeout) = result { self?.abandon(c) }
+            }
             return
         }
         let queued = state.withLock { s -> Bool in
@@ -195,8 +211,12 @@ package final class HapticService: Sendable {
             return true
         }
         guard queued else { return }
+        let asked = Self.now()
         reconnectQueue.async { [self] in
             state.withLock { $0.postsWaitingForAConnection -= 1 }
+            // Feedback is felt when asked for or not at all: one that waited a second for the
+            // connection is dropped, not played late.
+            guard Self.now() - asked < Self.postStaleness else { return }
             post(command, body)
         }
     }
@@ -291,27 +311,38 @@ package final class HapticService: Sendable {
     private func lost(_ client: HapticClient, _ why: ClientError) {
         let wasCurrent = state.withLock { s -> Bool in
             guard s.client === client else { return false }
-            s.pads = nil
-            s.padsGeneration &+= 1
-            s.client = nil
-            s.owners = [:]
-            s.lost = true
+            dropLocked(&s)
             return true
         }
         guard wasCurrent else { return }
+        announceLost()
+    }
+
+    /// The current connection is gone (under the lock): its players, its pad count.
+    private func dropLocked(_ s: inout State) {
+        s.pads = nil
+        s.padsGeneration &+= 1
+        s.client = nil
+        s.owners = [:]
+        s.lost = true
+    }
+
+    /// Engines and game-controller listeners hear the connection went; reconnection starts.
+    private func announceLost() {
         for engine in engines { engine.serverLost() }
         for l in state.withLock({ Array($0.deviceListeners.values) }) { l("connection.lost", JSONObject()) }
         reconnect(after: 0.1)
     }
 
-    /// Connects again in the background, one attempt at a time, from `delay` doubling up to 2 s,
-    /// while someone would hear of it: an engine, a game-controller listener, or a caller turned away
-    /// in the last 30 s because hapticd did not answer.
+    /// Connects again in the background, one attempt at a time, from `delay` doubling up to 2 s
+    /// (30 s while hapticd does not answer: each attempt then leaves a connection in its queue),
+    /// while someone would hear of it: an engine, a game-controller listener, or — while hapticd
+    /// does not answer — a caller in the last 30 s.
     private func reconnect(after delay: Double) {
         let now = Self.now()
         let start = state.withLock { s -> Bool in
             let interested = !s.engines.values.allSatisfy({ $0.object == nil }) || !s.deviceListeners.isEmpty
-                || (s.unanswered != nil && now - s.lastTurnedAway < 30)
+                || (s.unanswered != nil && now - s.lastAsked < 30)
             guard !s.reconnecting, interested else { return false }
             s.reconnecting = true
             return true
@@ -320,7 +351,10 @@ package final class HapticService: Sendable {
         reconnectQueue.asyncAfter(deadline: .now() + delay) { [self] in
             state.withLock { $0.reconnecting = false }
             if state.withLock({ $0.client?.isConnected == true }) { return }
-            if (try? connect()) == nil { reconnect(after: min(delay * 2, 2)) }
+            if (try? connect()) == nil {
+                let cap = state.withLock { $0.unanswered != nil } ? 30.0 : 2.0
+                reconnect(after: min(delay * 2, cap))
+            }
         }
     }
 
@@ -337,7 +371,7 @@ package final class HapticService: Sendable {
     /// second and never older than the events this connection heard.
     package func connectedPadCount() -> Int {
         let now = Self.now()
-        let (cached, generation) = state.withLock { s in (s.pads, s.padsGeneration) }
+        let (cached, generation) = state.withLock { s in (s.client?.isConnected == true ? s.pads : nil, s.padsGeneration) }
         if let cached, now - cached.at < Self.padCountLifetime, now >= cached.at { return cached.count }
         guard case .array(let list)? = (try? request("devices", JSONObject()))?["devices"] else { return 0 }
         let count = list.filter { if case .object(let o) = $0 { o["connected"] == .bool(true) } else { false } }.count
@@ -361,27 +395,35 @@ package final class HapticService: Sendable {
     /// (or there is no daemon at all).
     package var isWaitingForAnAnswer: Bool { state.withLock { $0.unanswered != nil } }
 
-    /// Connecting got no answer in time: callers are turned away, and the background reconnection
-    /// tries again.
+    /// Connecting got no answer in time: callers are turned away until an attempt gets one (the
+    /// caller or the background reconnection schedules it). Not while a connection is up: another
+    /// attempt may have won meanwhile.
     private func unanswered() {
         let now = Self.now()
         state.withLock { s in
-            if s.unanswered == nil { s.unanswered = now }
-            s.lastTurnedAway = now
+            if s.unanswered == nil, s.client?.isConnected != true { s.unanswered = now }
         }
-        reconnect(after: 0.1)
     }
 
+    /// hapticd answered (or is not there at all): no caller is turned away.
+    private func answered() { state.withLock { $0.unanswered = nil } }
+
     /// A request on `client` got no answer within `requestTimeout`: hapticd counts as gone, as Core
-    /// Haptics' server does when it is interrupted. The connection is closed — hapticd stops its
-    /// players when it reads the close, so nothing sent meanwhile (or not sent: a stop) leaves a
-    /// motor running — engines hear `serverLost` now and `serverReset` once a new connection is
-    /// made, and callers do not wait on connecting meanwhile.
+    /// Haptics' server does when it is interrupted. In one step the connection stops being current
+    /// and callers are turned away; then it is closed — hapticd stops its players when it reads the
+    /// close, so nothing sent meanwhile (or not sent: a stop) leaves a motor running — and engines
+    /// hear `serverLost` now and `serverReset` once a new connection is made.
     private func abandon(_ client: HapticClient) {
-        guard state.withLock({ $0.client === client }) else { return }
-        unanswered()
+        let now = Self.now()
+        let current = state.withLock { s -> Bool in
+            guard s.client === client else { return false }
+            s.unanswered = s.unanswered ?? now
+            dropLocked(&s)
+            return true
+        }
+        guard current else { return }
         client.close()
-        lost(client, .timeout)
+        announceLost()
     }
 
     // MARK: errors

@@ -187,12 +187,12 @@ private struct Reader {
         diagnostics.checkHorizon(t, limits.maximumPatternTime, path, what)
     }
 
-    /// The duration of a continuous event that sounds until stopped: from `start` to the time
-    /// horizon `limit`, the largest that still ends within it (so it reads again the same way).
     /// Where a continuous event's end makes it one that sounds until stopped: the horizon, or the
     /// default horizon when that is nearer.
     static func untilStoppedMark(_ limit: Double) -> Double { Swift.min(limit, AHAPLimits.default.maximumPatternTime) }
 
+    /// The duration of a continuous event that sounds until stopped: from `start` to the time
+    /// horizon `limit`, the largest that still ends within it (so it reads again the same way).
     static func untilStopped(from start: Double, _ limit: Double) -> Double {
         let limit = limit.isFinite ? limit : AHAPLimits.default.maximumPatternTime
         guard start < limit else { return 0 }
