@@ -17,7 +17,8 @@ public enum ClientError: Error, CustomStringConvertible, Sendable, Equatable {
     /// call that failed.
     case io(String)
     /// The daemon did not answer within the request's timeout (the connection stays usable; the late
-    /// answer is discarded).
+    /// answer is discarded), or, connecting, did not take the connection: its queue of connections
+    /// not yet accepted stayed full for `connectPatience` (2 s).
     case timeout
 
     public var description: String {
@@ -71,7 +72,8 @@ public final class HapticClient: Sendable {
         return "/run/hapticd/hapticd.sock"
     }
 
-    /// Connects (a blocking `connect` on a local socket: immediate, or an error at once).
+    /// Connects: at once, or an error at once — except while the daemon's queue of connections not
+    /// yet accepted is full (a hung daemon), which is waited out for at most 2 s (`.timeout`).
     public init(path: String = HapticClient.defaultSocketPath()) throws(ClientError) {
         self.path = path
         connection = try ClientConnection(path: path)
