@@ -76,13 +76,13 @@ final class ClientConnection: @unchecked Sendable {
         // blocking it says EAGAIN at once, and is tried again for `connectPatience` seconds.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var r: Int32
-        let deadline = Self.monotonicNow() + Self.connectPatience
+        let deadline = Self.now() + Self.connectPatience
         repeat {
             r = withUnsafePointer(to: &addr) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
             if r != 0 && errno == EAGAIN {
-                if Self.monotonicNow() >= deadline {
+                if Self.now() >= deadline {
                     Glibc.close(fd)
                     throw .timeout
                 }
@@ -109,12 +109,6 @@ final class ClientConnection: @unchecked Sendable {
 
     /// How long connecting waits while hapticd's queue of connections is full (seconds).
     static let connectPatience = 2.0
-
-    static func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 
     var isOpen: Bool { monitor.locked { state.open && !state.closedByUser } }
 

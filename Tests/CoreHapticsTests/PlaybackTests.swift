@@ -380,6 +380,11 @@ extension CoreHapticsSuite {
         #expect(daemon.terminate() == 0)
     }
 
+    /// An engine on the simulated pad, as a game makes one (`GCController`'s default locality).
+    func padEngine() throws -> CHHapticEngine {
+        try #require(GCController.controllers().first?.haptics?.createEngine(withLocality: .default), "no engine for the simulated pad")
+    }
+
     /// SDL's and Moonlight's rumble on Apple's controllers: one continuous event of
     /// `GCHapticDurationInfinite`, its intensity sent as parameters while the game holds a rumble. It
     /// plays past Apple's 30 s maximum of a continuous event (it was clamped to 30 s, and went silent
@@ -387,10 +392,7 @@ extension CoreHapticsSuite {
     /// 0.4 s later still reaches the pad.
     @Test func anInfiniteEventPlaysPastThirtySeconds() throws {
         let daemon = try Fixture.daemon()
-        guard let engine = GCController.controllers().first?.haptics?.createEngine(withLocality: .default) else {
-            Issue.record("no engine for the simulated pad")
-            return
-        }
+        let engine = try padEngine()
         try engine.start()
         let event = CHHapticEvent(eventType: .hapticContinuous, parameters: [CHHapticEventParameter(parameterID: .hapticIntensity, value: 1)],
                                   relativeTime: 0, duration: TimeInterval(GCHapticDurationInfinite))
@@ -414,10 +416,7 @@ extension CoreHapticsSuite {
     /// silences the pad and calls the completion handler.
     @Test func aContinuousEventWithoutADurationSoundsUntilStopped() throws {
         let daemon = try Fixture.daemon()
-        guard let engine = GCController.controllers().first?.haptics?.createEngine(withLocality: .default) else {
-            Issue.record("no engine for the simulated pad")
-            return
-        }
+        let engine = try padEngine()
         try engine.start()
         let event = CHHapticEvent(eventType: .hapticContinuous, parameters: [CHHapticEventParameter(parameterID: .hapticIntensity, value: 1)],
                                   relativeTime: 0)

@@ -129,6 +129,18 @@ static double last_trace_time(daemon_t *d) {
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* A Unix socket listening at path with a queue of backlog connections: its fd, or -1. */
+static int listen_at(const char *path, int backlog) {
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, path);
+    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, backlog) != 0) {
+        if (s >= 0) close(s);
+        return -1;
+    }
+    return s;
+}
+
 static void test_connect_errors(void) {
     current = "connect errors";
     hapticd_client *c = (hapticd_client *)1;
@@ -175,10 +187,8 @@ static void test_connect_errors(void) {
      * passes every permission check, so as root a child becomes nobody to try. */
     char psock[400];
     snprintf(psock, sizeof psock, "%s/perm.sock", D.dir);
-    int ls = socket(AF_UNIX, SOCK_STREAM, 0);
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    strcpy(a.sun_path, psock);
-    CHECK(bind(ls, (struct sockaddr *)&a, sizeof a) == 0 && listen(ls, 4) == 0);
+    int ls = listen_at(psock, 4);
+    CHECK(ls >= 0);
     chmod(psock, getuid() == 0 ? 0660 : 0);
     int fds[2];
     CHECK(pipe(fds) == 0);
@@ -210,10 +220,10 @@ static void test_connect_errors(void) {
      * timeout (a Unix socket's blocking connect would wait without a bound). */
     char fsock[400];
     snprintf(fsock, sizeof fsock, "%s/full.sock", D.dir);
-    int fs = socket(AF_UNIX, SOCK_STREAM, 0);
+    int fs = listen_at(fsock, 0);
+    CHECK(fs >= 0);
     struct sockaddr_un fa = {.sun_family = AF_UNIX};
     strcpy(fa.sun_path, fsock);
-    CHECK(bind(fs, (struct sockaddr *)&fa, sizeof fa) == 0 && listen(fs, 0) == 0);
     int held = socket(AF_UNIX, SOCK_STREAM, 0);
     CHECK(connect(held, (struct sockaddr *)&fa, sizeof fa) == 0); /* the queue's one place */
     hapticd_client *fc = NULL;
