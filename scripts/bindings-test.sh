@@ -48,6 +48,10 @@ ctl play heartbeat --device 0 --locality default --rate 1.5
 for _ in $(seq 200); do grep -q '"loop":true' "$rec/hapticctl" 2>/dev/null && break; sleep 0.05; done
 kill "$looper" 2>/dev/null || true; wait "$looper" 2>/dev/null || true
 ctl play config/patterns/heartbeat.ahap --device 0
+# A pattern over the inline bound goes in pieces (pattern.upload) and is named by `upload`.
+python3 -c 'import json; print(json.dumps({"Pattern": [{"Event": {"Time": i / 100, "EventType": "HapticTransient"}} for i in range(4000)]}))' > "$rec/long.ahap"
+ctl play "$rec/long.ahap" --device 0
+ctl create "$rec/long.ahap"
 ctl create heartbeat --device 0 --locality default --basic
 ctl create config/patterns/heartbeat.ahap
 for verb in start pause resume stop; do ctl "$verb" --player 1 --at 1; ctl "$verb" --player 1 --after 0.01; done

@@ -145,6 +145,11 @@ check bash -c "'$bin' patterns | grep -q '^ramp.*a ramp'"
 check bash -c "'$bin' play ramp --wait | grep -q 'finished (finished)'"
 check bash -c "'$bin' play '$clip' --wait | grep -q 'finished (finished)'"
 if "$bin" play nope 2> "$tmp/err"; then check false; else check grep -q 'no pattern named "nope"' "$tmp/err"; fi
+# A song-length export (1.9 MB as written, 8 000 transients: over the daemon's 1 MiB request line)
+# plays whole: hapticctl sends it in pieces (pattern.upload). Its duration says every event arrived.
+python3 -c 'import json; print(json.dumps({"Version": 1, "Pattern": [{"Event": {"Time": i / 100, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}} for i in range(8000)]}, indent=2))' > "$tmp/song.ahap"
+check test "$(stat -c %s "$tmp/song.ahap")" -gt 1900000
+check bash -c "'$bin' play '$tmp/song.ahap' --device 1 --json | grep -q '\"duration\":79.99'"
 # A path that is not there is a file that cannot be read, not a library name that is not found.
 for missing in "$tmp/missing.ahap" missing/x.haptic gone.json; do
   set +e; "$bin" play "$missing" 2> "$tmp/err"; rc=$?; set -e

@@ -43,6 +43,7 @@ import time
 LIMITS = {
     "max_line_bytes": 65536,
     "output_buffer_bytes": 65536,
+    "max_upload_bytes": 65536,
     "output_stall_timeout": 3.0,
     "max_clients": 1500,
     "max_clients_per_uid": 350,
@@ -370,11 +371,20 @@ async def actor_slow_bytes(path, deadline, st):
 
 
 async def actor_overlong(path, deadline, st):
-    """Lines longer than limits.max_line_bytes, each followed by a ping on the same connection."""
+    """Lines longer than limits.max_line_bytes, each followed by a ping on the same connection; and
+    pattern pieces (pattern.upload) past limits.max_upload_bytes, held until the connection goes."""
     big = b"x" * (LIMITS["max_line_bytes"] + 4096) + b"\n"
+    piece = "x" * (LIMITS["max_upload_bytes"] // 4)
     while time.monotonic() < deadline:
         try:
             c = await Conn.open(path, st=st)
+            for n in range(5):
+                r = await c.request("pattern.upload", upload=1, text=piece)
+                if code(r) == "limit_exceeded":
+                    st.add("overlong.upload_limit" if n == 4 else "overlong.upload_UNEXPECTED_early")
+                    break
+            else:
+                st.add("overlong.upload_UNEXPECTED_no_limit")
             for _ in range(5):
                 c.writer.write(big)
                 c.writer.write(b'{"id":9,"cmd":"ping"}\n')
@@ -553,9 +563,10 @@ def runqueue_wait_ns(pid):
 
 def rss_bound_kb(baseline_kb):
     """The most the limits let clients make the daemon hold: for every connection it may admit,
-    the unsent output it keeps before it stops reading (output_buffer_bytes) and one request line
-    (max_line_bytes); plus 64 MiB for the allocator, NIO's buffer pools, the players and patterns."""
-    per_client = LIMITS["output_buffer_bytes"] + LIMITS["max_line_bytes"]
+    the unsent output it keeps before it stops reading (output_buffer_bytes), one request line
+    (max_line_bytes) and its uploads (max_upload_bytes); plus 64 MiB for the allocator, NIO's buffer
+    pools, the players and patterns."""
+    per_client = LIMITS["output_buffer_bytes"] + LIMITS["max_line_bytes"] + LIMITS["max_upload_bytes"]
     clients = LIMITS["max_clients"] + LIMITS["admin_reserved_clients"]
     return baseline_kb + clients * per_client // 1024 + 64 * 1024
 

@@ -58,6 +58,11 @@ public final class HapticClient: Sendable {
     public static let maximumQueuedEvents = 4096
     /// Requests sent and not yet answered, at most; more wait to be sent.
     public static let maximumPendingRequests = 1024
+    /// A request's `pattern` whose JSON is longer than this goes ahead of it in pieces of
+    /// `uploadPieceBytes` (`pattern.upload`), and the request names the upload: a pattern is then
+    /// bounded by the daemon's `limits.max_upload_bytes` (4 MiB), not by its line limit (1 MiB).
+    public static let inlinePatternBytes = 256 << 10
+    public static let uploadPieceBytes = 64 << 10
 
     private let connection: ClientConnection
 

@@ -1,6 +1,7 @@
 import BoundedIO
 import Dispatch
 import Glibc
+import Synchronization
 import HapticCore
 import HapticProtocol
 import SystemPackage
@@ -128,32 +129,78 @@ final class ClientConnection: @unchecked Sendable {
     func send(
         _ command: String, _ body: JSONObject, timeout: Double, completion: @escaping @Sendable (Result<ReplyLine, ClientError>) -> Void
     ) throws(ClientError) {
+        // A pattern too long to go inline goes first, in pieces (`pattern.upload`), and the request
+        // names it: a line is bounded by the daemon's `limits.max_line_bytes`, a pattern only by
+        // its `limits.max_upload_bytes`.
+        var patternText: [UInt8] = []
+        if let pattern = body["pattern"] {
+            JSONWriter.append(pattern, to: &patternText)
+            if patternText.count <= HapticClient.inlinePatternBytes { patternText = [] }
+        }
+        let pieces = patternText.isEmpty ? [] : Self.pieces(of: patternText, at: HapticClient.uploadPieceBytes)
+        // The pieces' outcome: the first failure among them is the request's (their replies come
+        // first, in order).
+        let uploadFailure = UploadFailure()
+        let pieceDone: @Sendable (Result<ReplyLine, ClientError>) -> Void = { uploadFailure.note($0) }
+        var final = completion
+        if !pieces.isEmpty {
+            final = { (outcome: Result<ReplyLine, ClientError>) -> Void in
+                if let failure = uploadFailure.first {
+                    completion(Result<ReplyLine, ClientError>.failure(failure))
+                } else {
+                    completion(outcome)
+                }
+            }
+        }
+        let whenAnswered = final
         try writeLock.lockedThrowing { () throws(ClientError) in
-            let id = try monitor.lockedThrowing { () throws(ClientError) -> Int in
+            let (id, upload) = try monitor.lockedThrowing { () throws(ClientError) -> (Int, Int) in
                 try requireOpen()
-                guard state.pendingCount < HapticClient.maximumPendingRequests else {
+                guard state.pendingCount + pieces.count < HapticClient.maximumPendingRequests else {
                     throw .io("\(HapticClient.maximumPendingRequests) requests are waiting for their replies already (HapticClient.maximumPendingRequests)")
+                }
+                let upload = state.nextID
+                for _ in pieces {
+                    state.pending.append(.request(id: state.nextID, completion: pieceDone))
+                    state.nextID &+= 1
                 }
                 let id = state.nextID
                 state.nextID &+= 1
-                state.pending.append(.request(id: id, completion: completion))
-                return id
+                state.pending.append(.request(id: id, completion: whenAnswered))
+                return (id, upload)
             }
-            // The line built as bytes, straight from the body: on the way to the pad.
-            var line: [UInt8] = []
-            line.reserveCapacity(96)
-            line.append(contentsOf: #"{"id":"#.utf8)
-            JSONWriter.append(.number(Double(id)), to: &line)
-            line.append(contentsOf: #","cmd":"#.utf8)
-            JSONWriter.append(string: command, to: &line)
-            for m in body.members where m.key != "id" && m.key != "cmd" {
-                line.append(UInt8(ascii: ","))
-                JSONWriter.append(string: m.key, to: &line)
-                line.append(UInt8(ascii: ":"))
-                JSONWriter.append(m.value, to: &line)
-            }
-            line.append(contentsOf: "}\n".utf8)
             do {
+                for (n, piece) in pieces.enumerated() {
+                    var line: [UInt8] = []
+                    line.reserveCapacity(piece.count + piece.count / 4 + 64)
+                    line.append(contentsOf: #"{"id":"#.utf8)
+                    JSONWriter.append(.number(Double(upload + n)), to: &line)
+                    line.append(contentsOf: #","cmd":"pattern.upload","upload":"#.utf8)
+                    JSONWriter.append(.number(Double(upload)), to: &line)
+                    line.append(contentsOf: #","text":"#.utf8)
+                    JSONWriter.append(string: piece, to: &line)
+                    line.append(contentsOf: "}\n".utf8)
+                    try write(bytes: &line, timeout: timeout)
+                }
+                // The line built as bytes, straight from the body: on the way to the pad.
+                var line: [UInt8] = []
+                line.reserveCapacity(96)
+                line.append(contentsOf: #"{"id":"#.utf8)
+                JSONWriter.append(.number(Double(id)), to: &line)
+                line.append(contentsOf: #","cmd":"#.utf8)
+                JSONWriter.append(string: command, to: &line)
+                for m in body.members where m.key != "id" && m.key != "cmd" {
+                    line.append(UInt8(ascii: ","))
+                    if m.key == "pattern", !pieces.isEmpty {
+                        line.append(contentsOf: #""upload":"#.utf8)
+                        JSONWriter.append(.number(Double(upload)), to: &line)
+                        continue
+                    }
+                    JSONWriter.append(string: m.key, to: &line)
+                    line.append(UInt8(ascii: ":"))
+                    JSONWriter.append(m.value, to: &line)
+                }
+                line.append(contentsOf: "}\n".utf8)
                 try write(bytes: &line, timeout: timeout)
             } catch {
                 // Queued already: a failed write ends the connection, and its end answers every
@@ -162,6 +209,43 @@ final class ClientConnection: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// The first failure among a request's upload pieces.
+    private final class UploadFailure: Sendable {
+        private let failure = Mutex<ClientError?>(nil)
+        var first: ClientError? { failure.withLock { $0 } }
+
+        func note(_ outcome: Result<ReplyLine, ClientError>) {
+            let error: ClientError?
+            switch outcome {
+            case .failure(let e): error = e
+            case .success(.failure(_, let code, let message, let details)): error = .failed(code: code, message: message, details: details)
+            case .success: error = nil
+            }
+            guard let error else { return }
+            failure.withLock { f in if f == nil { f = error } }
+        }
+    }
+
+    /// A pattern's text cut into pieces of at most `size` bytes, each whole UTF-8 (a piece is a
+    /// JSON string).
+    static func pieces(of text: [UInt8], at size: Int) -> [String] {
+        var out: [String] = []
+        var start = 0
+        while start < text.count {
+            var end = min(start + size, text.count)
+            // Not inside a character: back up over continuation bytes (10xxxxxx) — or, for a
+            // character longer than a piece, take it whole.
+            while end < text.count, end > start, text[end] & 0xC0 == 0x80 { end -= 1 }
+            if end == start {
+                end += 1
+                while end < text.count, text[end] & 0xC0 == 0x80 { end += 1 }
+            }
+            out.append(String(decoding: text[start..<end], as: UTF8.self))
+            start = end
+        }
+        return out
     }
 
     func sendRaw(_ text: String, timeout: Double) throws(ClientError) {

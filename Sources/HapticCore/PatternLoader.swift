@@ -20,9 +20,11 @@ public enum PatternLoader {
         return .auto
     }
 
-    public static func load(bytes: [UInt8], format: PatternFormat = .auto, limits: AHAPLimits = .default) throws(AHAPLoadError) -> LoadedPattern {
+    public static func load(
+        bytes: [UInt8], format: PatternFormat = .auto, limits: AHAPLimits = .default, curveTimes: AHAPLoader.CurveTimes = .decide
+    ) throws(AHAPLoadError) -> LoadedPattern {
         try AHAPLoader.checkSize(bytes.count, limits)
-        return try load(json: try AHAPLoader.parse(bytes), format: format, limits: limits)
+        return try load(json: try AHAPLoader.parse(bytes), format: format, limits: limits, curveTimes: curveTimes)
     }
 
     public static func load(text: String, format: PatternFormat = .auto, limits: AHAPLimits = .default) throws(AHAPLoadError) -> LoadedPattern {

@@ -115,6 +115,11 @@ public struct DaemonConfig: Equatable, Sendable {
         public var timeHorizon = 86_400.0
         /// Control points of a curve sent to a player (`player.schedule_curve`).
         public var maxCurvePoints = 1024
+        /// The text one connection may hold in uploads (`pattern.upload`: a pattern too long for
+        /// one line, sent in pieces), all of its uploads together, in bytes; and how many at once.
+        /// 4 MiB holds the longest real exports (1.4–2.2 MB, a song's worth of transients).
+        public var maxUploadBytes = 4 << 20
+        public var maxUploads = 4
         public var minRate = 0.01
         public var maxRate = 100.0
 

@@ -105,7 +105,7 @@ struct ConfigReader {
                 "max_line_bytes", "output_buffer_bytes", "output_stall_timeout", "max_clients", "max_clients_per_uid",
                 "admin_reserved_clients", "max_players_per_client", "max_players_per_uid", "max_players",
                 "max_scheduled_per_player", "max_scheduled_per_client", "time_horizon", "min_rate", "max_rate", "max_curve_points",
-                "max_pattern_bytes", "max_pattern_events",
+                "max_pattern_bytes", "max_pattern_events", "max_upload_bytes", "max_uploads",
             ])
             if let x = l["max_line_bytes"] { c.limits.maxLineBytes = try int(x, "limits.max_line_bytes", 1024...(64 << 20)) }
             if let x = l["output_buffer_bytes"] { c.limits.outputBufferBytes = try int(x, "limits.output_buffer_bytes", 4096...(64 << 20)) }
@@ -126,6 +126,8 @@ struct ConfigReader {
             if let x = l["min_rate"] { c.limits.minRate = try number(x, "limits.min_rate", 0.0001...1) }
             if let x = l["max_rate"] { c.limits.maxRate = try number(x, "limits.max_rate", 1...10_000) }
             if let x = l["max_pattern_bytes"] { c.patternLimits.maximumFileBytes = try int(x, "limits.max_pattern_bytes", 1024...(256 << 20)) }
+            if let x = l["max_upload_bytes"] { c.limits.maxUploadBytes = try int(x, "limits.max_upload_bytes", 0...(256 << 20)) }
+            if let x = l["max_uploads"] { c.limits.maxUploads = try int(x, "limits.max_uploads", 0...1000) }
             if let x = l["max_pattern_events"] { c.patternLimits.maximumEvents = try int(x, "limits.max_pattern_events", 1...1_000_000) }
         }
         if let v = top["clients"] {

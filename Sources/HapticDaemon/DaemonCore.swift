@@ -21,6 +21,8 @@ public final class DaemonCore: @unchecked Sendable {
     /// lock, by a reload or `policy.set`.
     public var config: DaemonConfig { sharedConfig.withLockedValue { $0 } }
     private let sharedConfig: NIOLockedValueBox<DaemonConfig>
+    /// `state.uploads`, for the socket threads (Sendable, with its own lock).
+    private let uploads: PatternUploads
     public static let version = "0.5.0"
 
     let state: DaemonState
@@ -53,6 +55,7 @@ public final class DaemonCore: @unchecked Sendable {
     public init(config: DaemonConfig, loop: RenderLoop, logger: Logger, trace: TraceWriter? = nil, recorder: RequestRecorder? = nil) {
         state = DaemonState(config: config)
         sharedConfig = state.shared
+        uploads = state.uploads
         self.loop = loop
         self.logger = logger
         self.trace = trace
@@ -224,9 +227,13 @@ public final class DaemonCore: @unchecked Sendable {
         var context: DecodingContext?
         func prepareAll() -> [Prepared] {
             lines.map { line in
-                prepare(line) {
+                prepare(line, client) {
                     // Only the limits decoding needs, not a copy of the whole configuration.
-                    if context == nil { context = sharedConfig.withLockedValue { $0.decodingContext } }
+                    if context == nil {
+                        context = sharedConfig.withLockedValue { $0.decodingContext }
+                        let uploads = self.uploads
+                        context!.takeUpload = { n in uploads.take(n, of: client) }
+                    }
                     return context!
                 }
             }
@@ -293,7 +300,7 @@ public final class DaemonCore: @unchecked Sendable {
         case reply(String)
     }
 
-    private func prepare(_ line: String, _ context: () -> DecodingContext) -> Prepared {
+    private func prepare(_ line: String, _ client: ClientID, _ context: () -> DecodingContext) -> Prepared {
         let request: Request
         do {
             request = try Request.parse(line)
@@ -310,6 +317,15 @@ public final class DaemonCore: @unchecked Sendable {
         switch command {
         case .ping: return .reply(Reply.ok(request.id, PingRequest.result))
         case .version: return .reply(Reply.ok(request.id, VersionRequest.result))
+        case .patternUpload:
+            // A piece of a long pattern: kept for this connection, outside the render loop's lock.
+            do throws(ProtocolError) {
+                let r = try PatternUploadRequest.decode(request)
+                let result = try PatternUploadRequest.store(r, uploads, client, sharedConfig.withLockedValue { $0.limits })
+                return .reply(Reply.ok(request.id, result))
+            } catch {
+                return .reply(Reply.error(request.id, error))
+            }
         default: break
         }
         let type = Declarations.requestType(command)

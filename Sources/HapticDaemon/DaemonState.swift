@@ -31,6 +31,9 @@ final class DaemonState {
     var players = PlayerRegistry()
     var pads = PadRegistry()
     var library: PatternLibrary
+    /// Patterns being sent in pieces (`pattern.upload`): touched on the socket threads without the
+    /// render loop's lock (it has its own).
+    let uploads = PatternUploads()
 
     /// The rest of a reply that its handler left to after the command's render pass (`deferFields`).
     private var lateFields: (() -> JSONObject)?
@@ -83,6 +86,7 @@ final class DaemonState {
     /// over. Whatever goes on sounding is an orphan: it still counts against its user, and stops
     /// after `clients.orphan_max_seconds` at the latest.
     func disconnect(_ client: ClientID, _ access: RenderLoop.PadAccess) {
+        uploads.drop(client)
         guard let c = clients.remove(client) else { return }
         let deadline = access.now + config.orphanMaxSeconds
         for pid in c.players.sorted() {

@@ -169,6 +169,10 @@ public struct DecodingContext: Sendable {
     public var timeHorizon: Double
     /// `limits.max_curve_points`.
     public var maxCurvePoints: Int
+    /// Takes the text of the sender's upload of that number (`pattern.upload`) for the `upload`
+    /// member of `play` and `player.create`: its bytes, or the error naming what is wrong. Without
+    /// one (a request decoded outside a connection), no upload exists.
+    public var takeUpload: (@Sendable (Int) -> Result<[UInt8], ProtocolError>)?
 
     public init(patternLimits: AHAPLimits = .default, timeHorizon: Double = 86_400, maxCurvePoints: Int = 1024) {
         self.patternLimits = patternLimits

@@ -181,6 +181,7 @@ public enum ReplyLine: Sendable, Equatable {
 /// Every command the daemon understands (docs/PROTOCOL.md documents each one's members).
 public enum Command: String, Sendable, CaseIterable {
     case ping, version, devices, patterns, play
+    case patternUpload = "pattern.upload"
     case playerCreate = "player.create"
     case playerStart = "player.start"
     case playerStop = "player.stop"

@@ -4,7 +4,7 @@ import HapticCore
 /// daemon's state, who may send it, and its request decoded into a Swift value.
 public enum Declarations {
     public static let requestTypes: [any CommandRequest.Type] = [
-        PingRequest.self, VersionRequest.self, DevicesRequest.self, PatternsRequest.self, CapabilitiesRequest.self,
+        PingRequest.self, VersionRequest.self, DevicesRequest.self, PatternsRequest.self, PatternUploadRequest.self, CapabilitiesRequest.self,
         SubscribeRequest.self,
         PlayRequest.self, PlayerCreateRequest.self,
         PlayerStartRequest.self, PlayerStopRequest.self, PlayerPauseRequest.self, PlayerResumeRequest.self,
@@ -188,36 +188,75 @@ public struct PatternsRequest: CommandRequest {
     public init(_ a: Arguments) {}
 }
 
-/// A pattern sent inline (AHAP or `.haptic`, parsed while decoding) or named from the library.
+/// A piece of a pattern too long for one request line: its text, in order, under a number of the
+/// sender's choosing, kept for this connection until a `play` or `player.create` takes it
+/// (`"upload": n`) or the connection closes. The daemon answers it on the socket thread, as `ping`,
+/// and bounds what a connection holds (`limits.max_upload_bytes`, `limits.max_uploads`).
+public struct PatternUploadRequest: CommandRequest {
+    static let upload = CommandArgument<Int>.integer("upload").required()
+    static let text = CommandArgument<String>.string("text").required()
+    public static let declaration = CommandDeclaration(
+        .patternUpload, .reads, .anyone, [upload, text],
+        "adds `text` to this connection's upload `upload`: a pattern too long for one line, sent in pieces for `play` or `player.create` to take")
+
+    public var upload: Int
+    public var text: String
+
+    public init(_ a: Arguments) throws(ProtocolError) {
+        upload = try a.required(Self.upload)
+        text = try a.required(Self.text)
+    }
+}
+
+/// A pattern sent inline (AHAP or `.haptic`, parsed while decoding; or its text uploaded in pieces
+/// before, `pattern.upload`) or named from the library.
 public enum PatternSource: Sendable {
     case inline(HapticPattern)
     case named(String)
 
     static let pattern = CommandArgument<JSONValue>.raw("pattern", .object)
+    /// The number of an upload of this connection (`pattern.upload`) holding the pattern's text.
+    static let upload = CommandArgument<Int>.integer("upload")
     static let name = CommandArgument<String>.string("name")
     static let format = CommandArgument<PatternFormat>.oneOf("format", "pattern format")
     /// How an inline AHAP pattern's curve control-point times are read: `decide` (the default: per
     /// pattern, relative as Apple documents unless it shows the absolute convention of some exporters)
     /// or `relative` (always: a pattern already resolved, as Core Haptics sends its own).
     static let curveTimes = CommandArgument<AHAPLoader.CurveTimes>.oneOf("curve_times", "curve_times")
-    static let arguments: [any AnyArgument] = [pattern, name, format, curveTimes]
+    static let arguments: [any AnyArgument] = [pattern, upload, name, format, curveTimes]
 
     init(_ a: Arguments) throws(ProtocolError) {
+        let given = [a.has(Self.pattern), a.has(Self.upload), a.has(Self.name)].filter { $0 }.count
+        if given > 1 { throw ProtocolError(.badRequest, "give one of \"pattern\", \"upload\" and \"name\"") }
         if let json = try a(Self.pattern) {
-            if a.has(Self.name) { throw ProtocolError(.badRequest, "give \"pattern\" or \"name\", not both") }
-            let format = try a(Self.format) ?? .auto
-            let curveTimes = try a(Self.curveTimes) ?? .decide
-            do {
-                self = .inline(try PatternLoader.load(json: json, format: format, limits: a.context.patternLimits, curveTimes: curveTimes).pattern)
-            } catch {
-                let first = error.errors.first.map(\.description) ?? "invalid"
-                throw ProtocolError(.invalidPattern, "pattern: \(first)", details: error.errors.map(\.description))
-            }
+            self = .inline(try Self.load(a) { limits, format, curveTimes throws(AHAPLoadError) in
+                try PatternLoader.load(json: json, format: format, limits: limits, curveTimes: curveTimes)
+            })
+        } else if let n = try a(Self.upload) {
+            guard let take = a.context.takeUpload else { throw ProtocolError(.notFound, "no upload \(n) on this connection (pattern.upload)") }
+            let bytes = try take(n).get()
+            self = .inline(try Self.load(a) { limits, format, curveTimes throws(AHAPLoadError) in
+                try PatternLoader.load(bytes: bytes, format: format, limits: limits, curveTimes: curveTimes)
+            })
         } else if let name = try a(Self.name) {
             if a.has(Self.curveTimes) { throw ProtocolError(.badRequest, "\"curve_times\" is for an inline \"pattern\"") }
             self = .named(name)
         } else {
-            throw ProtocolError(.badRequest, "give \"pattern\" (an AHAP object) or \"name\" (a library pattern)")
+            throw ProtocolError(.badRequest, "give \"pattern\" (an AHAP object), \"upload\" (its text sent by pattern.upload) or \"name\" (a library pattern)")
+        }
+    }
+
+    /// An inline or uploaded pattern, loaded with the request's `format` and `curve_times`.
+    private static func load(
+        _ a: Arguments, _ load: (AHAPLimits, PatternFormat, AHAPLoader.CurveTimes) throws(AHAPLoadError) -> LoadedPattern
+    ) throws(ProtocolError) -> HapticPattern {
+        let format = try a(Self.format) ?? .auto
+        let curveTimes = try a(Self.curveTimes) ?? .decide
+        do {
+            return try load(a.context.patternLimits, format, curveTimes).pattern
+        } catch {
+            let first = error.errors.first.map(\.description) ?? "invalid"
+            throw ProtocolError(.invalidPattern, "pattern: \(first)", details: error.errors.map(\.description))
         }
     }
 }

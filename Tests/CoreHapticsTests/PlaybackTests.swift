@@ -438,5 +438,42 @@ extension CoreHapticsSuite {
         #expect(finished.wait(), "the completion handler runs once stopped")
         #expect(daemon.terminate() == 0)
     }
+
+    /// A song's worth of transients (8 000 events, 1.4 MB as compact AHAP — longer than hapticd's
+    /// 1 MiB request line) plays, through a player and as a one-shot: the library sends such a
+    /// pattern in pieces (`pattern.upload`). It threw `resourceNotAvailable` before. Seeked near its
+    /// end, its last transients still reach the pad: every event arrived.
+    @Test func aSongLengthPatternPlays() throws {
+        let daemon = try Fixture.daemon()
+        let engine = try padEngine()
+        try engine.start()
+        var events: [CHHapticEvent] = []
+        for i in 0..<8_000 {
+            events.append(CHHapticEvent(eventType: .hapticTransient, parameters: [
+                CHHapticEventParameter(parameterID: .hapticIntensity, value: Float(0.6 + Double(i % 4) / 10)),
+                CHHapticEventParameter(parameterID: .hapticSharpness, value: 0.4),
+            ], relativeTime: Double(i) * 0.01))
+        }
+        let pattern = try CHHapticPattern(events: events, parameters: [])
+        // The same as a file would hold it.
+        let file = "{\"Version\":1.0,\"Pattern\":[" + (0..<8_000).map { i in
+            "{\"Event\":{\"Time\":\(Double(i) * 0.01),\"EventType\":\"HapticTransient\",\"EventParameters\":[{\"ParameterID\":\"HapticIntensity\",\"ParameterValue\":\(0.6 + Double(i % 4) / 10)},{\"ParameterID\":\"HapticSharpness\",\"ParameterValue\":0.4}]}}"
+        }.joined(separator: ",") + "]}"
+        let exported = Data(file.utf8)
+        #expect(exported.count > 1 << 20, "longer than one request line: \(exported.count) bytes")
+        let player = try engine.makeAdvancedPlayer(with: pattern)
+        try player.start(atTime: 0)
+        let t0 = engine.currentTime
+        try player.seek(toOffset: 79.5)
+        // Its last half second plays, then the pad is silent: the pattern's end arrived too.
+        #expect(daemon.waitForTrace { rows in
+            guard let on = rows.firstIndex(where: { $0.0 >= t0 && $0.2 > 0 }) else { return false }
+            return rows[on...].contains { $0.0 >= rows[on].0 + 0.4 && $0.2 == 0 && $0.3 == 0 }
+        }, "the pattern's last half second plays: \(daemon.traceRows().suffix(8))")
+        let t1 = engine.currentTime
+        try engine.playPattern(from: exported)
+        #expect(daemon.waitForTrace { $0.contains { $0.0 >= t1 && $0.2 > 0 } }, "and as a one-shot from its data")
+        #expect(daemon.terminate() == 0)
+    }
 }
 }

@@ -1,7 +1,7 @@
 import HapticCore
 import HapticProtocol
 
-/// The pattern library: `patterns`.
+/// The pattern library (`patterns`) and patterns sent in pieces (`pattern.upload`).
 
 extension PatternsRequest: DaemonCommand {
     func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
@@ -13,5 +13,18 @@ extension PatternsRequest: DaemonCommand {
             return .object(o)
         }
         return JSONObject(["patterns": .array(list), "problems": .array(library.problems.map { .string($0) })])
+    }
+}
+
+extension PatternUploadRequest: DaemonCommand {
+    /// Answered on the socket thread (`DaemonCore.handle`), as `ping`: a piece of several hundred
+    /// kilobytes needs no render lock. This is the same step for a caller of `dispatch`.
+    func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
+        try Self.store(self, state.uploads, context.client.id, state.config.limits)
+    }
+
+    static func store(_ r: PatternUploadRequest, _ uploads: PatternUploads, _ client: ClientID, _ limits: DaemonConfig.Limits) throws(ProtocolError) -> JSONObject {
+        let bytes = try uploads.append(r.text, to: r.upload, of: client, limits)
+        return JSONObject(["upload": .number(Double(r.upload)), "bytes": .number(Double(bytes))])
     }
 }
