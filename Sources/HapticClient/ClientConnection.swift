@@ -132,12 +132,15 @@ final class ClientConnection: @unchecked Sendable {
         // A pattern too long to go inline goes first, in pieces (`pattern.upload`), and the request
         // names it: a line is bounded by the daemon's `limits.max_line_bytes`, a pattern only by
         // its `limits.max_upload_bytes`.
-        var patternText: [UInt8] = []
+        // (Written once: inline below when it is short enough.)
+        var patternText: [UInt8]?
         if let pattern = body["pattern"] {
-            JSONWriter.append(pattern, to: &patternText)
-            if patternText.count <= HapticClient.inlinePatternBytes { patternText = [] }
+            var text: [UInt8] = []
+            JSONWriter.append(pattern, to: &text)
+            patternText = text
         }
-        let pieces = patternText.isEmpty ? [] : Self.pieces(of: patternText, at: HapticClient.uploadPieceBytes)
+        let pieces = (patternText?.count ?? 0) > HapticClient.inlinePatternBytes
+            ? Self.pieces(of: patternText!, at: HapticClient.uploadPieceBytes) : []
         // The pieces' outcome: the first failure among them is the request's (their replies come
         // first, in order).
         let uploadFailure = UploadFailure()
@@ -184,16 +187,21 @@ final class ClientConnection: @unchecked Sendable {
                 }
                 // The line built as bytes, straight from the body: on the way to the pad.
                 var line: [UInt8] = []
-                line.reserveCapacity(96)
+                line.reserveCapacity(96 + (pieces.isEmpty ? patternText?.count ?? 0 : 0))
                 line.append(contentsOf: #"{"id":"#.utf8)
                 JSONWriter.append(.number(Double(id)), to: &line)
                 line.append(contentsOf: #","cmd":"#.utf8)
                 JSONWriter.append(string: command, to: &line)
                 for m in body.members where m.key != "id" && m.key != "cmd" {
                     line.append(UInt8(ascii: ","))
-                    if m.key == "pattern", !pieces.isEmpty {
-                        line.append(contentsOf: #""upload":"#.utf8)
-                        JSONWriter.append(.number(Double(upload)), to: &line)
+                    if m.key == "pattern", let patternText {
+                        if pieces.isEmpty {
+                            line.append(contentsOf: #""pattern":"#.utf8)
+                            line.append(contentsOf: patternText)
+                        } else {
+                            line.append(contentsOf: #""upload":"#.utf8)
+                            JSONWriter.append(.number(Double(upload)), to: &line)
+                        }
                         continue
                     }
                     JSONWriter.append(string: m.key, to: &line)
