@@ -378,8 +378,9 @@ async def actor_overlong(path, deadline, st):
     while time.monotonic() < deadline:
         try:
             c = await Conn.open(path, st=st)
+            # Upload 1 filled to the limit and held; a piece more, under upload 2, is refused.
             for n in range(5):
-                r = await c.request("pattern.upload", upload=1, text=piece)
+                r = await c.request("pattern.upload", upload=1 if n < 4 else 2, text=piece)
                 if code(r) == "limit_exceeded":
                     st.add("overlong.upload_limit" if n == 4 else "overlong.upload_UNEXPECTED_early")
                     break

@@ -11,12 +11,19 @@ import NIOConcurrencyHelpers
 /// here is for the table across connections; each connection's uploads are its own.
 ///
 /// Bounded per connection: all its uploads' text together at most `limits.max_upload_bytes`, at
-/// most `limits.max_uploads` at once; going over either is `limit_exceeded` naming the key, and drops
-/// that upload (its pieces so far are freed; a later piece under its number starts it again). What a
-/// connection holds is freed when it closes.
+/// most `limits.max_uploads` at once; going over either is `limit_exceeded` naming the key. An upload
+/// that went over the bytes is failed: its text so far is freed, and its later pieces and the
+/// request that takes it fail the same way — the rest of a document must not play as if it were the
+/// whole. What a connection holds is freed when it closes.
 final class PatternUploads: Sendable {
+    private enum Upload {
+        case text([UInt8])
+        /// Went over `limits.max_upload_bytes`: the error every later use of its number gets.
+        case failed(ProtocolError)
+    }
+
     private struct Held {
-        var texts: [Int: [UInt8]] = [:]
+        var uploads: [Int: Upload] = [:]
         var bytes = 0
     }
 
@@ -26,32 +33,53 @@ final class PatternUploads: Sendable {
     func append(_ piece: String, to number: Int, of client: ClientID, _ limits: DaemonConfig.Limits) throws(ProtocolError) -> Int {
         let count = piece.utf8.count
         return try held.withLockedValue { all -> Result<Int, ProtocolError> in
-            var h = all[client] ?? Held()
-            defer { all[client] = h.texts.isEmpty ? nil : h }
-            if h.texts[number] == nil, h.texts.count >= limits.maxUploads {
-                return .failure(ProtocolError(
-                    .limitExceeded, "a connection holds at most \(limits.maxUploads) uploads at once (limits.max_uploads): play one of them first"))
+            // Taken out while it changes: a copy left in the table would make each piece copy the
+            // whole upload (copy on write).
+            var h = all.removeValue(forKey: client) ?? Held()
+            defer { if !h.uploads.isEmpty { all[client] = h } }
+            var text: [UInt8]
+            switch h.uploads.removeValue(forKey: number) {
+            case .failed(let error)?:
+                h.uploads[number] = .failed(error)
+                return .failure(error)
+            case .text(let t)?:
+                text = t
+            case nil:
+                guard h.uploads.count < limits.maxUploads else {
+                    return .failure(ProtocolError(
+                        .limitExceeded, "a connection holds at most \(limits.maxUploads) uploads at once (limits.max_uploads): play one of them first"))
+                }
+                text = []
             }
             guard h.bytes + count <= limits.maxUploadBytes else {
-                h.bytes -= h.texts.removeValue(forKey: number)?.count ?? 0
-                return .failure(ProtocolError(
-                    .limitExceeded, "a connection's uploads hold at most \(limits.maxUploadBytes) bytes together (limits.max_upload_bytes); upload \(number) is dropped"))
+                h.bytes -= text.count
+                let error = ProtocolError(
+                    .limitExceeded, "upload \(number) went over limits.max_upload_bytes (\(limits.maxUploadBytes) bytes for a connection's uploads together); it cannot be played")
+                h.uploads[number] = .failed(error)
+                return .failure(error)
             }
-            h.texts[number, default: []].append(contentsOf: piece.utf8)
+            text.append(contentsOf: piece.utf8)
             h.bytes += count
-            return .success(h.texts[number]!.count)
+            h.uploads[number] = .text(text)
+            return .success(text.count)
         }.get()
     }
 
-    /// Takes the client's upload `number`: its text, no longer held.
+    /// Takes the client's upload `number`: its text (or the error of an upload that failed), no
+    /// longer held.
     func take(_ number: Int, of client: ClientID) -> Result<[UInt8], ProtocolError> {
         held.withLockedValue { all in
-            guard var h = all[client], let text = h.texts.removeValue(forKey: number) else {
+            guard var h = all.removeValue(forKey: client), let upload = h.uploads.removeValue(forKey: number) else {
                 return .failure(ProtocolError(.notFound, "no upload \(number) on this connection: send its text with pattern.upload first"))
             }
-            h.bytes -= text.count
-            all[client] = h.texts.isEmpty ? nil : h
-            return .success(text)
+            defer { if !h.uploads.isEmpty { all[client] = h } }
+            switch upload {
+            case .failed(let error):
+                return .failure(error)
+            case .text(let text):
+                h.bytes -= text.count
+                return .success(text)
+            }
         }
     }
 

@@ -227,7 +227,12 @@ public enum PatternSource: Sendable {
 
     init(_ a: Arguments) throws(ProtocolError) {
         let given = [a.has(Self.pattern), a.has(Self.upload), a.has(Self.name)].filter { $0 }.count
-        if given > 1 { throw ProtocolError(.badRequest, "give one of \"pattern\", \"upload\" and \"name\"") }
+        if given > 1 {
+            // An upload named is taken whatever the outcome: none is left to count against the
+            // connection's bounds.
+            if let n = try? a(Self.upload) { _ = a.context.takeUpload?(n) }
+            throw ProtocolError(.badRequest, "give one of \"pattern\", \"upload\" and \"name\"")
+        }
         if let json = try a(Self.pattern) {
             self = .inline(try Self.load(a) { limits, format, curveTimes throws(AHAPLoadError) in
                 try PatternLoader.load(json: json, format: format, limits: limits, curveTimes: curveTimes)

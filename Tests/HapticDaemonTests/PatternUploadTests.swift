@@ -75,6 +75,7 @@ import Testing
         // One source at a time; a pattern that is not valid is invalid_pattern, with its paths.
         _ = try c.request("pattern.upload", JSONObject(["upload": .number(1), "text": .string(text)]))
         #expect(code(c, "play", JSONObject(["upload": .number(1), "name": .string("click")])) == "bad_request")
+        #expect(code(c, "play", JSONObject(["upload": .number(1)])) == "not_found", "taken by the request that named it, refused or not")
         _ = try c.request("pattern.upload", JSONObject(["upload": .number(2), "text": .string(#"{"Pattern":[{"Event":{"EventType":"Buzz"}}]}"#)]))
         do {
             _ = try c.request("play", JSONObject(["upload": .number(2)]))
@@ -102,7 +103,11 @@ import Testing
             guard case .failed(let code, let message, _) = error else { Issue.record("\(error)"); return }
             #expect(code == "limit_exceeded" && message.contains("limits.max_upload_bytes"), "\(message)")
         }
-        // Over the bound, that upload is dropped: its room is free again.
+        // Over the bound, that upload is failed: its text is freed, and the rest of a document
+        // sent after it (here a whole pattern) must not play as if it were the whole.
+        #expect(code(c, "pattern.upload", JSONObject(["upload": .number(1), "text": .string(Self.text(Self.transients(2)))])) == "limit_exceeded")
+        #expect(code(c, "play", JSONObject(["upload": .number(1)])) == "limit_exceeded")
+        // Taken with its error: the number and the room are free again.
         #expect(code(c, "play", JSONObject(["upload": .number(1)])) == "not_found")
         _ = try c.request("pattern.upload", JSONObject(["upload": .number(1), "text": .string(piece)]))
         _ = try c.request("pattern.upload", JSONObject(["upload": .number(2), "text": .string("{")]))
