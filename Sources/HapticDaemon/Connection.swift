@@ -21,17 +21,29 @@ import NIOPosix
 ///   `FairShare`): a user's share of the daemon does not grow with its number of connections. A
 ///   turn's replies are flushed together.
 /// - **Framing** is linear in the bytes received (`LineFramer`).
+/// - **Long work off the event loop.** A turn with a line over `offloadBytes` (an inline pattern) or
+///   naming an upload (`pattern.upload`, a `play` of one: up to `limits.max_upload_bytes` to parse)
+///   is answered on `decoders`, a small thread pool, while this connection reads and answers
+///   nothing else; the event loop goes on serving its other connections. Replies stay in order.
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     static let linesPerTurn = 4
+    /// A line longer than this is answered off the event loop (with `decoders`).
+    static let offloadBytes = 16 << 10
 
     let core: DaemonCore
     let logger: Logger
     let limits: DaemonConfig.Limits
     let turns: TurnQueue?
+    let decoders: NIOThreadPool?
+    /// A turn is being answered on `decoders`: nothing else is read or answered meanwhile.
+    private var offloaded = false
+    /// The connection closed while a turn was off the loop: the daemon forgets the client once that
+    /// turn is done (a piece it stored must not outlive the connection).
+    private var disconnectAfterTurn: ClientID?
     private var framer: LineFramer
     private var client: ClientID?
     private var outlet: ChannelOutlet?
@@ -50,11 +62,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var stall: Scheduled<Void>?
 
     /// `turns`: the event loop's `TurnQueue` (without one, next turns are plain tasks).
-    init(core: DaemonCore, logger: Logger, limits: DaemonConfig.Limits, turns: TurnQueue? = nil) {
+    init(core: DaemonCore, logger: Logger, limits: DaemonConfig.Limits, turns: TurnQueue? = nil, decoders: NIOThreadPool? = nil) {
         self.core = core
         self.logger = logger
         self.limits = limits
         self.turns = turns
+        self.decoders = decoders
         framer = LineFramer(maximum: limits.maxLineBytes)
     }
 
@@ -91,7 +104,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     /// Reads are held while answered lines wait or output is over its bound: that is the backpressure.
     func read(context: ChannelHandlerContext) {
-        if backlog || !context.channel.isWritable || closing {
+        if backlog || offloaded || !context.channel.isWritable || closing {
             readHeld = true
         } else {
             context.read()
@@ -134,7 +147,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// One turn: answers waiting lines, at most `linesPerTurn`, while output has room, and flushes
     /// the replies once.
     private func drain(_ context: ChannelHandlerContext) {
-        guard let client, let outlet, !closing, !draining else { return }
+        guard let client, let outlet, !closing, !draining, !offloaded else { return }
         draining = true
         var answered = 0
         defer {
@@ -157,6 +170,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
             while answered + items.count < Self.linesPerTurn, let item = framer.next() { items.append(item) }
             guard !items.isEmpty else { break }
             answered += items.count
+            if let decoders, Self.isLong(items) {
+                offload(items, client, outlet, decoders, context)
+                return  // the turn goes on when it is answered
+            }
             answer(items, client, outlet)
         }
         if inputClosed {
@@ -168,12 +185,53 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    /// A turn whose parse may take long: a line over `offloadBytes`, or one naming an upload.
+    static func isLong(_ items: [InboundLine]) -> Bool {
+        items.contains { item in
+            guard case .line(let line) = item else { return false }
+            return line.utf8.count > offloadBytes || line.utf8.firstRange(of: #""upload""#.utf8) != nil
+        }
+    }
+
+    /// Answers the turn on `decoders`; back on the event loop, writes its replies and goes on.
+    private func offload(_ items: [InboundLine], _ client: ClientID, _ outlet: ChannelOutlet, _ decoders: NIOThreadPool, _ context: ChannelHandlerContext) {
+        offloaded = true
+        let core = core
+        var list: [String] = []
+        for case .line(let line) in items { list.append(line) }
+        let lines = list
+        // Completed on this connection's event loop (`runIfActive`'s future is on it).
+        decoders.runIfActive(eventLoop: context.eventLoop) { core.handle(lines: lines, from: client) }
+            .assumeIsolated().whenComplete { [self] result in
+                offloaded = false
+                if let gone = disconnectAfterTurn {
+                    core.disconnect(gone)
+                    return
+                }
+                guard self.client != nil, !closing else { return }
+                switch result {
+                case .success(let replies): write(items, replies, outlet)
+                case .failure:  // the pool is shutting down: the daemon is stopping
+                    return
+                }
+                context.flush()
+                scheduleTurn(context)
+            }
+    }
+
     private func answer(_ items: [InboundLine], _ client: ClientID, _ outlet: ChannelOutlet) {
         RequestProbe.mark(.framed)
         var lines: [String] = []
         for case .line(let line) in items { lines.append(line) }
-        var replies = (lines.isEmpty ? [] : core.handle(lines: lines, from: client)).makeIterator()
+        let replies = lines.isEmpty ? [] : core.handle(lines: lines, from: client)
         RequestProbe.mark(.encoded)
+        write(items, replies, outlet)
+        RequestProbe.mark(.queued)
+    }
+
+    /// The turn's replies, in order: each line's, and the error of a line that was too long.
+    private func write(_ items: [InboundLine], _ replies: [String], _ outlet: ChannelOutlet) {
+        var replies = replies.makeIterator()
         for item in items {
             switch item {
             case .line:
@@ -183,7 +241,6 @@ final class ConnectionHandler: ChannelDuplexHandler {
                     .limitExceeded, "request line longer than \(limits.maxLineBytes) bytes (limits.max_line_bytes)")), flush: false)
             }
         }
-        RequestProbe.mark(.queued)
     }
 
     /// The client finished sending (e.g. `socat` after its input ended): answer what is pending, write
@@ -222,7 +279,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         stall?.cancel()
         stall = nil
         if let client {
-            core.disconnect(client)
+            if offloaded { disconnectAfterTurn = client } else { core.disconnect(client) }
             logger.info("client \(client) disconnected")
         }
         client = nil

@@ -6,9 +6,10 @@ import NIOConcurrencyHelpers
 /// sent as the text of its document, piece by piece, under a number of the sender's choosing, and a
 /// `play` or `player.create` then names it (`"upload": n`), which takes it.
 ///
-/// Both happen on the connection's socket thread, outside the render loop's lock: pieces are
-/// answered there (as `ping`), and a `play` decodes its pattern there, as an inline one. The lock
-/// here is for the table across connections; each connection's uploads are its own.
+/// Both happen outside the render loop's lock, on the thread that answers the connection's turn
+/// (a decoding thread, `ConnectionHandler.isLong`): pieces are answered there without the lock, as
+/// `ping`, and a `play` decodes its pattern there, as an inline one. One turn of a connection at a
+/// time; the lock here is for the table across connections.
 ///
 /// Bounded per connection: all its uploads' text together at most `limits.max_upload_bytes`, at
 /// most `limits.max_uploads` at once; going over either is `limit_exceeded` naming the key. An upload

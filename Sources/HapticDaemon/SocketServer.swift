@@ -35,10 +35,16 @@ public final class SocketServer: @unchecked Sendable {
     let core: DaemonCore
     let logger: Logger
 
+    /// Where a turn with a long line or an uploaded pattern is answered (`ConnectionHandler`): its
+    /// parse takes milliseconds to seconds, which the event loop's other connections must not wait
+    /// for. Two threads: at most two such parses (and their memory) at once.
+    let decoders = NIOThreadPool(numberOfThreads: 2)
+
     public init(core: DaemonCore, logger: Logger, threads: Int = 1) {
         self.core = core
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        decoders.start()
     }
 
     /// The default socket path: /run/hapticd/hapticd.sock as root, $XDG_RUNTIME_DIR/hapticd.sock
@@ -65,6 +71,7 @@ public final class SocketServer: @unchecked Sendable {
         let logger = self.logger
         let limits = core.config.limits
         let turns = self.turns
+        let decoders = self.decoders
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -80,7 +87,7 @@ public final class SocketServer: @unchecked Sendable {
                     // Connection limits are read when each connection starts: a reload applies to new ones.
                     let queue = turns[ObjectIdentifier(channel.eventLoop)]?.value
                     try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(core: core, logger: logger, limits: core.config.limits, turns: queue))
+                        ConnectionHandler(core: core, logger: logger, limits: core.config.limits, turns: queue, decoders: decoders))
                 }
             }
     }
@@ -272,5 +279,6 @@ public final class SocketServer: @unchecked Sendable {
         }
         createdPath = nil
         try? group.syncShutdownGracefully()
+        try? decoders.syncShutdownGracefully()
     }
 }

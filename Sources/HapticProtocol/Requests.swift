@@ -190,7 +190,7 @@ public struct PatternsRequest: CommandRequest {
 
 /// A piece of a pattern too long for one request line: its text, in order, under a number of the
 /// sender's choosing, kept for this connection until a `play` or `player.create` takes it
-/// (`"upload": n`) or the connection closes. The daemon answers it on the socket thread, as `ping`,
+/// (`"upload": n`) or the connection closes. The daemon answers it without the render loop's lock, as `ping`,
 /// and bounds what a connection holds (`limits.max_upload_bytes`, `limits.max_uploads`).
 public struct PatternUploadRequest: CommandRequest {
     static let upload = CommandArgument<Int>.integer("upload").required()

@@ -1,10 +1,12 @@
 import DaemonTestSupport
+import Dispatch
 import Foundation
 @testable import HapticClient
 import HapticCore
 @testable import HapticDaemon
 import HapticProtocol
 import Logging
+import Synchronization
 import Testing
 
 /// A pattern too long for one request line, sent in pieces (`pattern.upload`) and played from there:
@@ -130,6 +132,43 @@ import Testing
         // Another connection has its own room.
         let other = try daemon.client()
         #expect(code(other, "pattern.upload", JSONObject(["upload": .number(1), "text": .string(piece)])) == "ok")
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// A long pattern is parsed off the socket thread: with one socket thread for every connection,
+    /// another connection's pings are answered while a 4 MiB upload is parsed for its `play`
+    /// (debug build: over a second; the pings, milliseconds). Before, they waited for it.
+    @Test func otherConnectionsAreAnsweredWhileALongPatternIsParsed() throws {
+        let daemon = try DaemonProcess(config: "[socket]\nthreads = 1\n")
+        let c = try daemon.client(), other = try daemon.client()
+        _ = try other.request("ping")
+        let big = Self.transients(20_000)
+        let outcome = Mutex<Bool?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        try c.send("player.create", JSONObject(["pattern": big]), timeout: 60) { result in
+            outcome.withLock { o in if case .success = result { o = true } else { o = false } }
+            answered.signal()
+        }
+        // Each ping waits for its reply; the create's reply has not come by the third.
+        for _ in 0..<3 { _ = try other.request("ping") }
+        #expect(outcome.withLock { $0 } == nil, "the other connection was answered while the pattern was parsed")
+        #expect(answered.wait(timeout: .now() + 60) == .success && outcome.withLock { $0 } == true, "and the pattern was made into a player")
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// A connection that closes while its long pattern is parsed off the socket thread: the daemon
+    /// forgets it only after that turn (its looping player is made, then stopped with the
+    /// connection), and goes on answering.
+    @Test func aConnectionClosedWhileItsPatternIsParsedLeavesNothingPlaying() throws {
+        let daemon = try DaemonProcess(config: "[socket]\nthreads = 1\n")
+        let c = try daemon.client()
+        try c.send("play", JSONObject(["pattern": Self.transients(8_000), "loop": .bool(true), "device": .number(0)]), timeout: 60) { _ in }
+        c.close()
+        #expect(daemon.waitForTrace(timeout: 30) { rows in
+            guard let on = rows.firstIndex(where: { $0.1 == 0 && $0.2 > 0 }) else { return false }
+            return rows[on...].last { $0.1 == 0 }.map { $0.2 == 0 && $0.3 == 0 } == true
+        }, "it played, and stopped with its connection: \(daemon.traceRows().suffix(4))")
+        #expect(try daemon.client().request("ping")["pong"] == .bool(true))
         #expect(daemon.terminate() == 0)
     }
 

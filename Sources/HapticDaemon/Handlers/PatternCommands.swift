@@ -17,7 +17,7 @@ extension PatternsRequest: DaemonCommand {
 }
 
 extension PatternUploadRequest: DaemonCommand {
-    /// Answered on the socket thread (`DaemonCore.handle`), as `ping`: a piece of several hundred
+    /// Answered in `DaemonCore.handle` without the render loop's lock, as `ping`: a piece of several hundred
     /// kilobytes needs no render lock. This is the same step for a caller of `dispatch`.
     func run(_ state: DaemonState, _ context: CommandContext) throws(ProtocolError) -> JSONObject {
         try Self.store(self, state.uploads, context.client.id, state.config.limits)
