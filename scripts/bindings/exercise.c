@@ -56,6 +56,13 @@ int main(int argc, char **argv) {
         hapticd_engine_play(e, built, 0, 1, &id);
         hapticd_player *p = NULL;
         if (hapticd_player_create(e, built, HAPTICD_PLAYER_BASIC, &p) == 0) hapticd_player_destroy(p);
+        /* A pattern over the inline bound goes in pieces (pattern.upload) and is named by `upload`. */
+        hapticd_pattern *song = NULL;
+        hapticd_pattern_new(&song);
+        for (int i = 0; i < 3000; i++) hapticd_pattern_add_transient(song, i * 0.01, 0.5, 0.5);
+        hapticd_engine_play(e, song, 0, 1, &id);
+        if (hapticd_player_create(e, song, HAPTICD_PLAYER_BASIC, &p) == 0) hapticd_player_destroy(p);
+        hapticd_pattern_free(song);
         if (hapticd_player_create(e, named, HAPTICD_PLAYER_ADVANCED, &p) == 0) {
             hapticd_engine_current_time(e, &t);
             hapticd_player_start(p, t + 0.01);

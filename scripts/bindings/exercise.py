@@ -12,6 +12,8 @@ from hapticd import Pattern
 from hapticd.aio import AsyncClient
 
 AHAP = '{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":0.2}}]}'
+# Over the inline bound: sent in pieces (pattern.upload) and named by `upload`.
+LONG = Pattern.from_events([hapticd.Transient(i * 0.01, intensity=0.5) for i in range(3000)])
 
 
 async def call(fn, *args, **kw):
@@ -46,6 +48,8 @@ async def exercise(c):
     await call(engine.feedback, "selection", intensity=0.5, important=True)
     await call(engine.play, "heartbeat", loop=True, rate=1.5)
     await call(engine.make_player, Pattern.from_ahap(AHAP), advanced=False)
+    await call(engine.make_player, LONG)
+    await call(c.play, LONG, device=0)
     player = await call(engine.make_player, "heartbeat", advanced=True)
     if player is not None:
         await call(player.start, at=1)

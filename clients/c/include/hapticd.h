@@ -310,15 +310,15 @@ HAPTICD_API int hapticd_pattern_from_name(const char *name, hapticd_pattern **ou
 /* An AHAP file (at most HAPTICD_MAX_PATTERN_BYTES). Its JSON is checked here with the daemon's
  * leniency (comments, trailing commas, …): HAPTICD_E_BAD_JSON names the file, line and column. What
  * it means is checked by the daemon when a player is made: HAPTICD_E_INVALID_PATTERN. Thread-safe. */
-#define HAPTICD_MAX_PATTERN_BYTES (1024 * 1024)
+#define HAPTICD_MAX_PATTERN_BYTES (16 * 1024 * 1024)
 HAPTICD_API int hapticd_pattern_from_file(const char *path, hapticd_pattern **out);
 /* AHAP text; length -1 for a NUL-terminated string. As hapticd_pattern_from_file. Thread-safe. */
 HAPTICD_API int hapticd_pattern_from_ahap(const char *text, ptrdiff_t length, hapticd_pattern **out);
 /* An empty pattern to add events to, as CHHapticEvent does. It holds as many events as are added:
  * the daemon bounds what it plays — its limits.max_pattern_events (100 000 by default; more is
- * HAPTICD_E_INVALID_PATTERN) and limits.max_line_bytes for the request carrying the pattern (1 MiB
- * by default, about 4 000 events made here, at some 250 bytes each; more is HAPTICD_E_LIMIT, naming
- * the key). Thread-safe. */
+ * HAPTICD_E_INVALID_PATTERN) and limits.max_upload_bytes for its text, which goes in pieces
+ * (pattern.upload) past 256 KiB (4 MiB by default, about 21 000 events made here, at some 200 bytes
+ * each; more is HAPTICD_E_LIMIT, naming the key). Thread-safe. */
 HAPTICD_API int hapticd_pattern_new(hapticd_pattern **out);
 /* Adds a HapticTransient at `time` (seconds) with intensity and sharpness (0…1). Not thread-safe. */
 HAPTICD_API int hapticd_pattern_add_transient(hapticd_pattern *pattern, double time, double intensity, double sharpness);

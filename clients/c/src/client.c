@@ -526,6 +526,59 @@ static int member_text(const char *s, size_t n, const char *key, size_t *at, siz
     return found;
 }
 
+static int request(hapticd_client *c, json_t *req, const char *pattern_text, json_t **result, char **text);
+
+/* The end of the piece of `text` that starts at `at`: at most `size` bytes, not inside a UTF-8
+ * character (a character longer than a piece is taken whole). */
+static size_t piece_end(const char *text, size_t length, size_t at, size_t size) {
+    size_t end = at + size;
+    if (end >= length) return length;
+    while (end > at && ((unsigned char)text[end] & 0xC0) == 0x80) end--;
+    if (end == at) {
+        end = at + 1;
+        while (end < length && ((unsigned char)text[end] & 0xC0) == 0x80) end++;
+    }
+    return end;
+}
+
+/* A pattern's text too long to go inline (over HD_INLINE_PATTERN_BYTES) goes ahead of its request
+ * in pieces (`pattern.upload`), and the request names the upload: a pattern is then bounded by the
+ * daemon's limits.max_upload_bytes, not its line limit. The request is sent even after a piece
+ * failed, so that the daemon drops the upload; the piece's error is the one returned. */
+static int request_with_upload(hapticd_client *c, json_t *req, const char *pattern_text, json_t **result) {
+    size_t length = strlen(pattern_text);
+    json_int_t upload = (json_int_t)(c->next_id + 1); /* the first piece's id: unique on the connection */
+    int failed = HAPTICD_OK;
+    char message[1024], code[64], details[4096];
+    for (size_t at = 0; at < length && c->connected;) {
+        size_t end = piece_end(pattern_text, length, at, HD_UPLOAD_PIECE_BYTES);
+        json_t *piece = json_object();
+        if (piece) {
+            json_object_set_new(piece, "cmd", json_string("pattern.upload"));
+            json_object_set_new(piece, "upload", json_integer(upload));
+            json_object_set_new(piece, "text", json_stringn(pattern_text + at, end - at));
+        }
+        failed = request(c, piece, NULL, NULL, NULL);
+        if (failed) {
+            hd_copy(message, sizeof message, hapticd_last_error());
+            hd_copy(code, sizeof code, hapticd_last_error_code());
+            hd_copy(details, sizeof details, hapticd_last_error_details());
+            break;
+        }
+        at = end;
+    }
+    if (failed && !c->connected) {
+        json_decref(req);
+        return failed;
+    }
+    json_object_set_new(req, "upload", json_integer(upload));
+    int r = request(c, req, NULL, failed ? NULL : result, NULL);
+    if (!failed) return r;
+    hd_error(failed, code[0] ? code : NULL, "%s", message);
+    hd_error_details(details);
+    return failed;
+}
+
 static int request(hapticd_client *c, json_t *req, const char *pattern_text, json_t **result, char **text) {
     if (!req) return hd_error(HAPTICD_E_NO_MEMORY, NULL, "out of memory building a request");
     char cmd[48];
@@ -534,6 +587,7 @@ static int request(hapticd_client *c, json_t *req, const char *pattern_text, jso
         json_decref(req);
         return lost_error(c);
     }
+    if (pattern_text && strlen(pattern_text) > HD_INLINE_PATTERN_BYTES) return request_with_upload(c, req, pattern_text, result);
     double id = ++c->next_id;
     json_object_set_new(req, "id", json_integer((json_int_t)id));
     char *body = json_dumps(req, JSON_COMPACT | JSON_REAL_PRECISION(17));

@@ -90,6 +90,10 @@ struct hapticd_client {
 
 /* Errors: set the calling thread's message and return status. */
 int hd_error(int status, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A pattern's text over this many bytes goes ahead of its request in pieces of HD_UPLOAD_PIECE_BYTES
+ * (`pattern.upload`), as the Swift client sends it. */
+#define HD_INLINE_PATTERN_BYTES (256 * 1024)
+#define HD_UPLOAD_PIECE_BYTES (64 * 1024)
 void hd_error_details(const char *details);
 void hd_clear_error(void);
 

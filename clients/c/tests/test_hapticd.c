@@ -870,20 +870,33 @@ static void test_big_patterns(void) {
     hapticd_pattern *big = pattern_of(16385), *over = pattern_of(20001);
     CHECK(big && over);
     if (!big || !over) return;
-    /* The default line limit (1 MiB) is the first bound such a pattern meets. */
+    /* Over the 1 MiB line a pattern goes in pieces (pattern.upload): 8 000 events play, and the
+     * default upload limit (4 MiB) is the first bound 60 000 events meet, after which the
+     * connection goes on (the next one plays). */
+    hapticd_pattern *song = pattern_of(8000), *huge = pattern_of(60000);
+    CHECK(song && huge);
+    if (!song || !huge) return;
+    CHECK(strlen(hapticd_pattern_json(song)) > 1024 * 1024); /* longer than the daemon's line */
     hapticd_client *c = connect_d(&D);
     CHECK(c);
     hapticd_engine *eng = NULL;
     hapticd_player *p = NULL;
     OK(hapticd_engine_create(c, 0, NULL, &eng));
-    CHECK(hapticd_player_create(eng, big, HAPTICD_PLAYER_ADVANCED, &p) == HAPTICD_E_LIMIT);
-    CHECK(strstr(hapticd_last_error(), "limits.max_line_bytes"));
+    OK(hapticd_player_create(eng, song, HAPTICD_PLAYER_ADVANCED, &p));
+    hapticd_player_status st;
+    CHECK(p && !hapticd_player_status_get(p, &st) && fabs(st.duration - 7.999) < 1e-9);
+    CHECK(hapticd_player_create(eng, huge, HAPTICD_PLAYER_ADVANCED, &p) == HAPTICD_E_LIMIT);
+    CHECK(strstr(hapticd_last_error(), "limits.max_upload_bytes"));
+    CHECK(!strcmp(hapticd_last_error_code(), "limit_exceeded"));
     OK(hapticd_ping(c)); /* the connection goes on */
+    OK(hapticd_player_create(eng, song, HAPTICD_PLAYER_ADVANCED, &p));
     hapticd_close(c);
-    /* With longer lines allowed, the daemon plays what the library used to refuse (16 385 events),
+    hapticd_pattern_free(song);
+    hapticd_pattern_free(huge);
+    /* With larger uploads allowed, the daemon plays what the library used to refuse (16 385 events),
      * and refuses, by its own limit, a pattern over its max_pattern_events. */
     daemon_t d;
-    if (daemon_start(&d, "[limits]\nmax_line_bytes = 16777216\nmax_pattern_events = 20000\n", 1)) {
+    if (daemon_start(&d, "[limits]\nmax_upload_bytes = 16777216\nmax_pattern_events = 20000\n", 1)) {
         CHECK(0);
     } else if ((c = connect_d(&d))) {
         OK(hapticd_engine_create(c, 0, NULL, &eng));

@@ -19,7 +19,12 @@ MAX_REPLY_DEPTH = 32
 #: while they waited.
 EVENT_QUEUE = 256
 #: A pattern's text is at most this long (as libhapticd's HAPTICD_MAX_PATTERN_BYTES).
-MAX_PATTERN_BYTES = 1024 * 1024
+MAX_PATTERN_BYTES = 16 * 1024 * 1024
+#: A pattern's text longer than this goes ahead of its request in pieces of UPLOAD_PIECE_CHARS
+#: characters (``pattern.upload``), and the request names the upload: a pattern is then bounded by
+#: the daemon's ``limits.max_upload_bytes`` (4 MiB by default), not by its 1 MiB request line.
+INLINE_PATTERN_CHARS = 256 * 1024
+UPLOAD_PIECE_CHARS = 64 * 1024
 DEFAULT_TIMEOUT = 5.0
 
 #: Apple's localities (GCHapticsLocality). ``leftHandle`` is the strong (low-frequency) motor
@@ -761,6 +766,14 @@ def encode(request_id: int, cmd: str, members: Mapping[str, Any], pattern: Optio
     if pattern is not None and pattern.text is not None:
         text = text[:-1] + ',"pattern":' + pattern.text + "}"
     return (text + "\n").encode()
+
+
+def uploaded(pattern: Optional[Pattern]) -> Optional[List[str]]:
+    """The pieces a pattern's text goes in (``pattern.upload``), or None when it goes inline."""
+    if pattern is None or pattern.text is None or len(pattern.text) <= INLINE_PATTERN_CHARS:
+        return None
+    text = pattern.text
+    return [text[i:i + UPLOAD_PIECE_CHARS] for i in range(0, len(text), UPLOAD_PIECE_CHARS)]
 
 
 def finite(name: str, x: Number, lo: Optional[float] = None, hi: Optional[float] = None) -> float:

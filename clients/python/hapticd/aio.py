@@ -9,6 +9,7 @@ for ``next_event``/``events()``. Use one ``AsyncClient`` from one event loop.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
@@ -41,6 +42,7 @@ from ._core import (
     parse_line,
     permission_error,
     time_members,
+    uploaded,
 )
 
 AsyncEventCallback = Callable[[Event], Union[None, Awaitable[None]]]
@@ -60,6 +62,7 @@ class AsyncClient:
         self._task: Optional["asyncio.Task[None]"] = None
         self._pending: Dict[int, "asyncio.Future[Dict[str, Any]]"] = {}
         self._next_id = 0
+        self._uploads = itertools.count(1)  # next() is atomic: numbers unique across threads
         self._generation = 0
         self._queue = EventQueue()
         self._arrived = asyncio.Event()
@@ -219,6 +222,26 @@ class AsyncClient:
     # -- requests -----------------------------------------------------------------------------
 
     async def _request(self, cmd: str, members: Mapping[str, Any] = {}, pattern: Optional[Pattern] = None) -> Dict[str, Any]:
+        pieces = uploaded(pattern)
+        if pieces is not None:
+            # As Client's: its text in pieces ahead of the request (pattern.upload), which names it;
+            # sent after a piece failed too, and the piece's error is the one raised.
+            upload = next(self._uploads)
+            failure: Optional[HapticdError] = None
+            for piece in pieces:
+                try:
+                    await self._request("pattern.upload", {"upload": upload, "text": piece})
+                except HapticdError as e:
+                    failure = e
+                    break
+            try:
+                result = await self._request(cmd, {**members, "upload": upload})
+            except HapticdError:
+                if failure is None:
+                    raise
+            if failure is not None:
+                raise failure
+            return result
         if self._writer is None:
             raise lost(self.path)
         self._next_id += 1

@@ -7,6 +7,7 @@ is readable while events wait or the daemon sent something, so a loop can ``sele
 
 from __future__ import annotations
 
+import itertools
 import os
 import select
 import socket
@@ -44,6 +45,7 @@ from ._core import (
     parse_line,
     permission_error,
     time_members,
+    uploaded,
 )
 
 EventCallback = Callable[[Event], None]
@@ -81,6 +83,7 @@ class Client:
         self._lines = LineBuffer()
         self._queue = EventQueue()
         self._next_id = 0
+        self._uploads = itertools.count(1)  # next() is atomic: numbers unique across threads
         self._generation = 0
         self._callback: Optional[EventCallback] = None
         self._players: "List[Player]" = []
@@ -284,6 +287,27 @@ class Client:
     # -- requests -----------------------------------------------------------------------------
 
     def _request(self, cmd: str, members: Mapping[str, Any] = {}, pattern: Optional[Pattern] = None) -> Dict[str, Any]:
+        pieces = uploaded(pattern)
+        if pieces is not None:
+            # Too long to go inline: its text in pieces ahead of the request, which names it. The
+            # request is sent after a piece failed too (the daemon then drops the upload); the
+            # piece's error is the one raised.
+            upload = next(self._uploads)
+            failure: Optional[HapticdError] = None
+            for piece in pieces:
+                try:
+                    self._request("pattern.upload", {"upload": upload, "text": piece})
+                except HapticdError as e:
+                    failure = e
+                    break
+            try:
+                result = self._request(cmd, {**members, "upload": upload})
+            except HapticdError:
+                if failure is None:
+                    raise
+            if failure is not None:
+                raise failure
+            return result
         with self._lock:
             if self._sock is None:
                 raise self._gone()

@@ -227,3 +227,19 @@ def test_huge_line_drops_the_connection(tmp_path):
 
     run(go())
     t.join(5)
+
+
+def test_a_pattern_over_the_line_goes_in_pieces(daemon: Daemon):
+    # As Client's: a pattern longer than the daemon's request line goes in pieces (pattern.upload).
+    song = Pattern.from_events([Continuous(i * 0.01, 0.005, 0.8, 0.5) for i in range(6000)])
+    assert len(song.text) > 1024 * 1024
+
+    async def go():
+        async with await AsyncClient.connect(daemon.sock) as c:
+            engine = await c.engine(device=1)
+            p = await engine.make_player(song)
+            assert abs(p.status.duration - 59.995) < 1e-9
+            assert await c.play(song, device=1) > 0
+            await c.ping()
+
+    run(go())

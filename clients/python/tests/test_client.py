@@ -736,3 +736,21 @@ def test_connection_lost_survives_a_full_queue(tmp_path):
         with pytest.raises(DisconnectedError):
             c.next_event(0)
     f.ls.close()
+
+
+def test_a_pattern_over_the_line_goes_in_pieces(make_daemon):
+    # A song's worth of transients, longer than the daemon's 1 MiB request line: sent in pieces
+    # (pattern.upload) and played whole (its duration says every event arrived). Over the daemon's
+    # upload limit, the piece's error names the key, and the connection goes on.
+    d = make_daemon("[limits]\nmax_upload_bytes = 2000000\n")
+    song = Pattern.from_events([Transient(i * 0.01, intensity=0.8) for i in range(8000)])
+    assert len(song.text) > 1024 * 1024
+    with Client(d.sock) as c:
+        engine = c.engine(device=0)
+        assert abs(engine.make_player(song).status.duration - 79.99) < 1e-9
+        assert c.play(song, device=0) > 0
+        longer = Pattern.from_events([Transient(i * 0.01, intensity=0.8) for i in range(20000)])
+        with pytest.raises(LimitExceededError, match="limits.max_upload_bytes"):
+            engine.make_player(longer)
+        c.ping()
+        assert abs(engine.make_player(song).status.duration - 79.99) < 1e-9
