@@ -21,24 +21,26 @@ import NIOPosix
 ///   `FairShare`): a user's share of the daemon does not grow with its number of connections. A
 ///   turn's replies are flushed together.
 /// - **Framing** is linear in the bytes received (`LineFramer`).
-/// - **Long work off the event loop.** A turn with a line over `offloadBytes` (an inline pattern) or
-///   naming an upload (`pattern.upload`, a `play` of one: up to `limits.max_upload_bytes` to parse)
-///   is answered on `decoders`, a small thread pool, while this connection reads and answers
-///   nothing else; the event loop goes on serving its other connections. Replies stay in order.
+/// - **Long parses off the event loop.** A turn over `offloadBytes` (an inline pattern), or the rest
+///   of one from a `play` of an upload (up to `limits.max_upload_bytes` to parse), is decoded on
+///   `decoders` (`DecoderQueue`: two threads, one job per user at once) while this connection reads
+///   and answers nothing else; the event loop goes on serving its other connections. The turn's
+///   commands then run back on the event loop, as any turn's: replies stay in order, and the events
+///   they cause follow them.
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     static let linesPerTurn = 4
-    /// A line longer than this is answered off the event loop (with `decoders`).
+    /// A turn longer than this is decoded off the event loop (with `decoders`).
     static let offloadBytes = 16 << 10
 
     let core: DaemonCore
     let logger: Logger
     let limits: DaemonConfig.Limits
     let turns: TurnQueue?
-    let decoders: NIOThreadPool?
+    let decoders: DecoderQueue?
     /// A turn is being answered on `decoders`: nothing else is read or answered meanwhile.
     private var offloaded = false
     /// The connection closed while a turn was off the loop: the daemon forgets the client once that
@@ -62,7 +64,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var stall: Scheduled<Void>?
 
     /// `turns`: the event loop's `TurnQueue` (without one, next turns are plain tasks).
-    init(core: DaemonCore, logger: Logger, limits: DaemonConfig.Limits, turns: TurnQueue? = nil, decoders: NIOThreadPool? = nil) {
+    init(core: DaemonCore, logger: Logger, limits: DaemonConfig.Limits, turns: TurnQueue? = nil, decoders: DecoderQueue? = nil) {
         self.core = core
         self.logger = logger
         self.limits = limits
@@ -170,14 +172,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
             while answered + items.count < Self.linesPerTurn, let item = framer.next() { items.append(item) }
             guard !items.isEmpty else { break }
             answered += items.count
-            if let decoders, Self.isLong(items) {
-                offload(items, client, outlet, decoders, context)
-                return  // the turn goes on when it is answered
-            }
-            answer(items, client, outlet)
+            // A turn left to a decoding thread goes on when it is answered (`offload`).
+            if !answer(items, client, outlet, context) { return }
         }
         if inputClosed {
-            if let last = framer.finish() { answer([last], client, outlet) }
+            // Its last line without a newline, as any (closed by the next turn, once answered).
+            if let last = framer.finish(), !answer([last], client, outlet, context) { return }
             closeWhenFlushed(context)
         } else if readHeld {
             readHeld = false
@@ -185,48 +185,62 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// A turn whose parse may take long: a line over `offloadBytes`, or one naming an upload.
-    static func isLong(_ items: [InboundLine]) -> Bool {
-        items.contains { item in
-            guard case .line(let line) = item else { return false }
-            return line.utf8.count > offloadBytes || line.utf8.firstRange(of: #""upload""#.utf8) != nil
+    /// Answers the turn's lines now, or (false) leaves it to a decoding thread: a turn over
+    /// `offloadBytes`, or the rest of one from a `play` of an upload (`DaemonCore.answer`).
+    private func answer(_ items: [InboundLine], _ client: ClientID, _ outlet: ChannelOutlet, _ context: ChannelHandlerContext) -> Bool {
+        RequestProbe.mark(.framed)
+        var lines: [String] = []
+        for case .line(let line) in items { lines.append(line) }
+        guard !lines.isEmpty else {
+            write(items, [], outlet)
+            return true
+        }
+        switch core.answer(lines: lines, from: client, offloadBytes: decoders == nil ? nil : Self.offloadBytes) {
+        case .answered(let replies):
+            RequestProbe.mark(.encoded)
+            write(items, replies, outlet)
+            RequestProbe.mark(.queued)
+            return true
+        case .decodeElsewhere(let pending):
+            offload(pending, items, client, outlet, context)
+            return false
         }
     }
 
-    /// Answers the turn on `decoders`; back on the event loop, writes its replies and goes on.
-    private func offload(_ items: [InboundLine], _ client: ClientID, _ outlet: ChannelOutlet, _ decoders: NIOThreadPool, _ context: ChannelHandlerContext) {
+    /// Decodes the rest of the turn on `decoders` (this connection reads and answers nothing else
+    /// meanwhile); back on the event loop, runs it — so that the events its commands cause follow
+    /// its replies, as for any turn — writes the replies and goes on.
+    private func offload(
+        _ pending: DaemonCore.PendingTurn, _ items: [InboundLine], _ client: ClientID, _ outlet: ChannelOutlet, _ context: ChannelHandlerContext
+    ) {
+        guard let decoders else { return }
         offloaded = true
         let core = core
-        var list: [String] = []
-        for case .line(let line) in items { list.append(line) }
-        let lines = list
-        // Completed on this connection's event loop (`runIfActive`'s future is on it).
-        decoders.runIfActive(eventLoop: context.eventLoop) { core.handle(lines: lines, from: client) }
+        decoders.run(for: share, on: context.eventLoop) { core.decode(pending, from: client) }
             .assumeIsolated().whenComplete { [self] result in
                 offloaded = false
+                guard case .success(let turn) = result else {
+                    // The pool stopped: the daemon is stopping.
+                    if let gone = disconnectAfterTurn {
+                        core.disconnect(gone)
+                    } else if self.client != nil, !closing {
+                        closing = true
+                        context.close(promise: nil)
+                    }
+                    return
+                }
+                // Run even if the connection closed meanwhile, as the lines of any turn read before
+                // its close (a one-shot plays on); then the client goes.
+                let replies = core.finish(turn, from: client)
                 if let gone = disconnectAfterTurn {
                     core.disconnect(gone)
                     return
                 }
                 guard self.client != nil, !closing else { return }
-                switch result {
-                case .success(let replies): write(items, replies, outlet)
-                case .failure:  // the pool is shutting down: the daemon is stopping
-                    return
-                }
+                write(items, replies, outlet)
                 context.flush()
                 scheduleTurn(context)
             }
-    }
-
-    private func answer(_ items: [InboundLine], _ client: ClientID, _ outlet: ChannelOutlet) {
-        RequestProbe.mark(.framed)
-        var lines: [String] = []
-        for case .line(let line) in items { lines.append(line) }
-        let replies = lines.isEmpty ? [] : core.handle(lines: lines, from: client)
-        RequestProbe.mark(.encoded)
-        write(items, replies, outlet)
-        RequestProbe.mark(.queued)
     }
 
     /// The turn's replies, in order: each line's, and the error of a line that was too long.

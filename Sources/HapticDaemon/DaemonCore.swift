@@ -219,63 +219,131 @@ public final class DaemonCore: @unchecked Sendable {
     /// Parsing and decoding (patterns included) and the replies' encoding happen here, on the calling
     /// socket thread — but for a plain rumble alone in its turn, parsed under the lock after its first
     /// frame was written ahead (WriteAhead.swift) — and so do the answers that read nothing of the
-    /// daemon's state (`ping`, `version`); the other commands run under the render loop's lock, taken once for all of them
-    /// (`RenderLoop.performSteps`), each exactly as alone — its own render pass, its own device
-    /// errors. (No command changes what decoding reads: the limits change only on reload.)
+    /// daemon's state (`ping`, `version`, `pattern.upload`); the other commands run under the render
+    /// loop's lock, taken once for all of them (`RenderLoop.performSteps`), each exactly as alone —
+    /// its own render pass, its own device errors. (No command changes what decoding reads: the
+    /// limits change only on reload.)
     public func handle(lines: [String], from client: ClientID) -> [String] {
-        // The configuration is read once per turn, and only for a turn with a command to decode.
-        var context: DecodingContext?
-        func prepareAll() -> [Prepared] {
-            lines.map { line in
-                prepare(line, client) {
-                    // Only the limits decoding needs, not a copy of the whole configuration.
-                    if context == nil {
-                        context = sharedConfig.withLockedValue { $0.decodingContext }
-                        let uploads = self.uploads
-                        context!.takeUpload = { n in uploads.take(n, of: client) }
-                    }
-                    return context!
-                }
-            }
+        guard case .answered(let replies) = answer(lines: lines, from: client, offloadBytes: nil) else { return [] }  // not reached
+        return replies
+    }
+
+    /// A turn whose lines from some point on are decoded elsewhere (`decode`), then finished on the
+    /// socket thread that began it (`finish`): what was prepared, and the lines still to prepare.
+    public struct PendingTurn: Sendable {
+        let lines: [String]
+        fileprivate var prepared: [Prepared]
+        fileprivate var rest: [String]
+    }
+
+    public enum TurnStep: Sendable {
+        case answered([String])
+        /// Decode it on a decoding thread (`decode`), then `finish` it on this socket thread.
+        case decodeElsewhere(PendingTurn)
+    }
+
+    /// `handle`, on a socket thread that must not run a long parse (`ConnectionHandler`): with
+    /// `offloadBytes`, a turn longer than that, or the rest of one from a line naming an upload (the
+    /// parse of up to `limits.max_upload_bytes` of pattern), is left to `decode` — the lines before
+    /// it prepared here, in order. Without, as `handle`.
+    public func answer(lines: [String], from client: ClientID, offloadBytes: Int?) -> TurnStep {
+        if let limit = offloadBytes, lines.reduce(0, { $0 + $1.utf8.count }) > limit {
+            return .decodeElsewhere(PendingTurn(lines: lines, prepared: [], rest: lines))
         }
+        var context: DecodingContext?
+        let decoding = { self.decodingContext(&context, client) }
         // A plain rumble alone in its turn may have its first frame written ahead of it
         // (WriteAhead.swift): then the line is parsed under the lock, after that write. (Not a stop,
         // nor with `render.write_ahead` off: those are parsed here, outside the lock, as any line.)
         let ahead = lines.count == 1 ? RumbleLine.scan(lines[0]).flatMap { r in
             r.duration != nil && sharedConfig.withLockedValue({ $0.writeAhead }) ? r : nil
         } : nil
-        var prepared = ahead == nil ? prepareAll() : []
-        var replies: [String] = []
-        replies.reserveCapacity(lines.count)
-        // The commands' outcomes, in order (the lines already answered have none).
+        if let ahead { return .answered(rumbleAhead(ahead, lines, client, decoding)) }
+        var prepared: [Prepared] = []
+        prepared.reserveCapacity(lines.count)
+        for (i, line) in lines.enumerated() {
+            let p = prepare(line, client, deferringUploads: offloadBytes != nil, decoding)
+            if case .deferred = p { return .decodeElsewhere(PendingTurn(lines: lines, prepared: prepared, rest: Array(lines[i...]))) }
+            prepared.append(p)
+        }
+        return .answered(finish(PendingTurn(lines: lines, prepared: prepared, rest: []), from: client))
+    }
+
+    /// Prepares the rest of a pending turn: parsing and decoding, on the calling (decoding) thread.
+    public func decode(_ turn: PendingTurn, from client: ClientID) -> PendingTurn {
+        var turn = turn
+        var context: DecodingContext?
+        for line in turn.rest {
+            turn.prepared.append(prepare(line, client, deferringUploads: false) { self.decodingContext(&context, client) })
+        }
+        turn.rest = []
+        return turn
+    }
+
+    /// Runs a prepared turn's commands under the render loop's lock and returns its reply lines (on
+    /// the socket thread: the events its commands cause go out after them).
+    public func finish(_ turn: PendingTurn, from client: ClientID) -> [String] {
+        let prepared = turn.prepared
         var outcomes: IndexingIterator<[Result<JSONObject, ProtocolError>]> = [].makeIterator()
-        if ahead != nil || prepared.contains(where: { if case .command = $0 { true } else { false } }) {
+        if prepared.contains(where: { if case .command = $0 { true } else { false } }) {
             outcomes = loop.performSteps { steps in
-                var aheadPad: PadID?
-                if let ahead {
-                    aheadPad = steps.ahead { access in
-                        guard !shuttingDown, let (pad, output) = state.rumbleAhead(ahead, from: client, access),
-                              access.writeAhead(pad, output) else { return nil }
-                        return pad
-                    }
-                    if aheadPad != nil { writesAhead &+= 1 }
-                    prepared = prepareAll()
-                }
-                let outcomes = prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
+                prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
                     guard case .command(let request, let declaration, let decoded) = p else { return nil }
                     return run(declaration, request, decoded, client, &steps)
                 }
-                // A command whose first frame went ahead is one `rumbleAhead` found would be
-                // accepted. Were it refused all the same (the pad changed in between: a process held
-                // up past `aheadMargin`), the pad must not keep that frame: a render pass gives it
-                // what its players make.
-                if let pad = aheadPad, outcomes.contains(where: { if case .failure = $0 { true } else { false } }) {
-                    logger.warning("a rumble written ahead was refused; pad \(pad) rendered again")
-                    steps.perform(ticking: true) { access in _ = access.pipeline(pad) }
-                }
-                return outcomes
             }.makeIterator()
         }
+        let replies = replyLines(prepared, &outcomes)
+        recorder?.record(turn.lines, replies)
+        return replies
+    }
+
+    /// The decoding context of a turn: the configuration read once, and only for a turn with a
+    /// command to decode; this client's uploads.
+    private func decodingContext(_ context: inout DecodingContext?, _ client: ClientID) -> DecodingContext {
+        if let context { return context }
+        // Only the limits decoding needs, not a copy of the whole configuration.
+        var made = sharedConfig.withLockedValue { $0.decodingContext }
+        let uploads = self.uploads
+        made.takeUpload = { n in uploads.take(n, of: client) }
+        context = made
+        return made
+    }
+
+    /// A plain rumble whose first frame is written ahead, then parsed and run under the lock.
+    private func rumbleAhead(_ ahead: RumbleLine, _ lines: [String], _ client: ClientID, _ decoding: () -> DecodingContext) -> [String] {
+        var prepared: [Prepared] = []
+        var outcomes = loop.performSteps { steps in
+            let aheadPad: PadID? = steps.ahead { access in
+                guard !shuttingDown, let (pad, output) = state.rumbleAhead(ahead, from: client, access),
+                      access.writeAhead(pad, output) else { return nil }
+                return pad
+            }
+            if aheadPad != nil { writesAhead &+= 1 }
+            prepared = lines.map { prepare($0, client, deferringUploads: false, decoding) }
+            let outcomes = prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
+                guard case .command(let request, let declaration, let decoded) = p else { return nil }
+                return run(declaration, request, decoded, client, &steps)
+            }
+            // A command whose first frame went ahead is one `rumbleAhead` found would be
+            // accepted. Were it refused all the same (the pad changed in between: a process held
+            // up past `aheadMargin`), the pad must not keep that frame: a render pass gives it
+            // what its players make.
+            if let pad = aheadPad, outcomes.contains(where: { if case .failure = $0 { true } else { false } }) {
+                logger.warning("a rumble written ahead was refused; pad \(pad) rendered again")
+                steps.perform(ticking: true) { access in _ = access.pipeline(pad) }
+            }
+            return outcomes
+        }.makeIterator()
+        let replies = replyLines(prepared, &outcomes)
+        recorder?.record(lines, replies)
+        return replies
+    }
+
+    /// Each line's reply, in order: the one already due, or its command's outcome.
+    private func replyLines(_ prepared: [Prepared], _ outcomes: inout IndexingIterator<[Result<JSONObject, ProtocolError>]>) -> [String] {
+        var replies: [String] = []
+        replies.reserveCapacity(prepared.count)
         for p in prepared {
             switch p {
             case .reply(let line):
@@ -286,21 +354,23 @@ public final class DaemonCore: @unchecked Sendable {
                 case .failure(let error)?: replies.append(Reply.error(request.id, error))
                 case nil: break  // one outcome per command: not reached
                 }
+            case .deferred:
+                break  // decoded before a turn is finished: not reached
             }
         }
-        recorder?.record(lines, replies)
         return replies
     }
 
     /// A request line made ready outside the render loop's lock: the command to run with its request
-    /// decoded (or the error decoding it gave, reported after the permission check), or the reply
-    /// already due.
-    private enum Prepared {
+    /// decoded (or the error decoding it gave, reported after the permission check), the reply
+    /// already due, or (`deferringUploads`) a line naming an upload, left to a decoding thread.
+    fileprivate enum Prepared: Sendable {
         case command(Request, CommandDeclaration, Result<any CommandRequest, ProtocolError>)
         case reply(String)
+        case deferred
     }
 
-    private func prepare(_ line: String, _ client: ClientID, _ context: () -> DecodingContext) -> Prepared {
+    private func prepare(_ line: String, _ client: ClientID, deferringUploads: Bool, _ context: () -> DecodingContext) -> Prepared {
         let request: Request
         do {
             request = try Request.parse(line)
@@ -326,6 +396,10 @@ public final class DaemonCore: @unchecked Sendable {
             } catch {
                 return .reply(Reply.error(request.id, error))
             }
+        case .play, .playerCreate:
+            // Its pattern taken from an upload: a parse of up to limits.max_upload_bytes. (Read from
+            // the parsed request, however the member's name was spelt.)
+            if deferringUploads, request.optional(PatternSource.uploadMember) != nil { return .deferred }
         default: break
         }
         let type = Declarations.requestType(command)

@@ -6,10 +6,10 @@ import NIOConcurrencyHelpers
 /// sent as the text of its document, piece by piece, under a number of the sender's choosing, and a
 /// `play` or `player.create` then names it (`"upload": n`), which takes it.
 ///
-/// Both happen outside the render loop's lock, on the thread that answers the connection's turn
-/// (a decoding thread, `ConnectionHandler.isLong`): pieces are answered there without the lock, as
-/// `ping`, and a `play` decodes its pattern there, as an inline one. One turn of a connection at a
-/// time; the lock here is for the table across connections.
+/// Both happen outside the render loop's lock, where the connection's turn is prepared (its socket
+/// thread, or a decoding thread: `DaemonCore.answer`): pieces are answered there without the lock,
+/// as `ping`, and a `play` decodes its pattern there, as an inline one. One turn of a connection at
+/// a time; the lock here is for the table across connections.
 ///
 /// Bounded per connection: all its uploads' text together at most `limits.max_upload_bytes`, at
 /// most `limits.max_uploads` at once; going over either is `limit_exceeded` naming the key. An upload

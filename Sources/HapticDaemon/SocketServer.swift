@@ -35,16 +35,14 @@ public final class SocketServer: @unchecked Sendable {
     let core: DaemonCore
     let logger: Logger
 
-    /// Where a turn with a long line or an uploaded pattern is answered (`ConnectionHandler`): its
-    /// parse takes milliseconds to seconds, which the event loop's other connections must not wait
-    /// for. Two threads: at most two such parses (and their memory) at once.
-    let decoders = NIOThreadPool(numberOfThreads: 2)
+    /// Where a long turn or an uploaded pattern is decoded (`ConnectionHandler`): its parse takes
+    /// milliseconds to seconds, which the event loop's other connections must not wait for.
+    let decoders = DecoderQueue()
 
     public init(core: DaemonCore, logger: Logger, threads: Int = 1) {
         self.core = core
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        decoders.start()
     }
 
     /// The default socket path: /run/hapticd/hapticd.sock as root, $XDG_RUNTIME_DIR/hapticd.sock
@@ -96,6 +94,7 @@ public final class SocketServer: @unchecked Sendable {
     /// socket file from a dead daemon is replaced, a live one is an error).
     public func start(path requested: String?, mode: UInt32, groupName: String?) throws {
         Self.raiseFileLimit(logger)
+        decoders.start()
         for loop in group.makeIterator() {
             turns[ObjectIdentifier(loop)] = try TurnQueue.start(on: loop)
         }
@@ -270,6 +269,8 @@ public final class SocketServer: @unchecked Sendable {
         }
         try? channel?.close().wait()
         channel = nil
+        // Before the event loops: a running parse's result goes to its connection's loop.
+        decoders.stop()
         if let createdPath {
             if let now = Self.identity(of: createdPath), let identity, now == identity {
                 unlink(createdPath)
@@ -279,6 +280,5 @@ public final class SocketServer: @unchecked Sendable {
         }
         createdPath = nil
         try? group.syncShutdownGracefully()
-        try? decoders.syncShutdownGracefully()
     }
 }

@@ -216,7 +216,8 @@ public enum PatternSource: Sendable {
 
     static let pattern = CommandArgument<JSONValue>.raw("pattern", .object)
     /// The number of an upload of this connection (`pattern.upload`) holding the pattern's text.
-    static let upload = CommandArgument<Int>.integer("upload")
+    static let upload = CommandArgument<Int>.integer(uploadMember)
+    public static let uploadMember = "upload"
     static let name = CommandArgument<String>.string("name")
     static let format = CommandArgument<PatternFormat>.oneOf("format", "pattern format")
     /// How an inline AHAP pattern's curve control-point times are read: `decide` (the default: per

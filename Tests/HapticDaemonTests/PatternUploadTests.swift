@@ -156,20 +156,103 @@ import Testing
         #expect(daemon.terminate() == 0)
     }
 
-    /// A connection that closes while its long pattern is parsed off the socket thread: the daemon
-    /// forgets it only after that turn (its looping player is made, then stopped with the
-    /// connection), and goes on answering.
+    /// A connection that closes while its long pattern is parsed off the socket thread: its `play`
+    /// still runs, as any line read before a close (a looping one then stops with the connection,
+    /// which the daemon forgets only after that turn), and the daemon goes on answering.
     @Test func aConnectionClosedWhileItsPatternIsParsedLeavesNothingPlaying() throws {
         let daemon = try DaemonProcess(config: "[socket]\nthreads = 1\n")
-        let c = try daemon.client()
-        try c.send("play", JSONObject(["pattern": Self.transients(8_000), "loop": .bool(true), "device": .number(0)]), timeout: 60) { _ in }
-        c.close()
+        let raw = try RawSocket(daemon.socket)
+        let pieces = Self.pieceLines(Self.text(Self.transients(8_000)))
+        _ = Self.readUntil(raw, #""id":\#(pieces.count),"ok":true"#, Self.sendAll(raw, pieces.joined()))
+        _ = Self.sendAll(raw, #"{"id":999,"cmd":"play","upload":1,"loop":true,"device":0}"# + "\n")
+        shutdown(raw.fd, Int32(SHUT_RDWR))
         #expect(daemon.waitForTrace(timeout: 30) { rows in
             guard let on = rows.firstIndex(where: { $0.1 == 0 && $0.2 > 0 }) else { return false }
             return rows[on...].last { $0.1 == 0 }.map { $0.2 == 0 && $0.3 == 0 } == true
         }, "it played, and stopped with its connection: \(daemon.traceRows().suffix(4))")
         #expect(try daemon.client().request("ping")["pong"] == .bool(true))
         #expect(daemon.terminate() == 0)
+    }
+
+    /// The lines of a raw upload of `text` as upload 1, in 64 KiB pieces, ids 1…n.
+    static func pieceLines(_ text: String) -> [String] {
+        ClientConnection.pieces(of: Array(text.utf8), at: HapticClient.uploadPieceBytes).enumerated().map { i, piece in
+            #"{"id":\#(i + 1),"cmd":"pattern.upload","upload":1,"text":"# + JSONWriter.write(.string(piece)) + "}\n"
+        }
+    }
+
+    /// Sends everything on a raw connection, reading what comes meanwhile; returns what was read.
+    static func sendAll(_ raw: RawSocket, _ text: String) -> String {
+        var bytes = Array(text.utf8)[...]
+        var read: [UInt8] = []
+        while !bytes.isEmpty {
+            let n = raw.send(Array(bytes.prefix(1 << 16)))
+            if n < 0 { break }
+            bytes = bytes.dropFirst(n)
+            if n == 0 { read += raw.receive(timeout: 0.05) ?? [] }
+        }
+        return String(decoding: read, as: UTF8.self)
+    }
+
+    /// Reads until a line holds `marker` (or 60 s); returns all that was read.
+    static func readUntil(_ raw: RawSocket, _ marker: String, _ already: String = "") -> String {
+        var text = already
+        let deadline = Date().addingTimeInterval(60)
+        while !text.contains(marker), Date() < deadline {
+            guard let more = raw.receive(timeout: 1) else { break }
+            text += String(decoding: more, as: UTF8.self)
+        }
+        return text
+    }
+
+    /// A `play` of an upload is parsed off the socket thread however it arrives: its member's name
+    /// spelt with an escape (`\u0075pload`), and as the last line of a connection that shut its
+    /// writing side without a newline (both were parsed on the socket thread, holding up another
+    /// connection's pings for seconds).
+    @Test func aPlayOfAnUploadIsParsedOffTheSocketThreadHoweverItComes() throws {
+        let daemon = try DaemonProcess(config: "[socket]\nthreads = 1\n")
+        let other = try daemon.client()
+        let raw = try RawSocket(daemon.socket)
+        let pieces = Self.pieceLines(Self.text(Self.transients(20_000)))
+        _ = Self.readUntil(raw, #""id":\#(pieces.count),"ok":true"#, Self.sendAll(raw, pieces.joined()))
+        _ = Self.sendAll(raw, #"{"id":999,"cmd":"play","\u0075pload":1,"device":0}"#)
+        shutdown(raw.fd, Int32(SHUT_WR))
+        for _ in 0..<3 { _ = try other.request("ping") }
+        let early = String(decoding: raw.receive(timeout: 0) ?? [], as: UTF8.self)
+        #expect(!early.contains(#""id":999"#), "another connection was answered while the pattern was parsed")
+        let all = Self.readUntil(raw, #""id":999"#, early)
+        #expect(all.contains(#"{"id":999,"ok":true"#), "\(all.suffix(300))")
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// The events a command causes follow its reply when its pattern was parsed off the socket
+    /// thread too, as for any command (a `player.finished` before the reply that names the player
+    /// was lost on the Core Haptics library's side).
+    @Test func eventsFollowTheReplyOfAPlayOfAnUpload() throws {
+        let daemon = try DaemonProcess()
+        let raw = try RawSocket(daemon.socket)
+        var text = Self.sendAll(raw, #"{"id":1000,"cmd":"subscribe","events":["device.output","player.finished"]}"# + "\n")
+        text = Self.readUntil(raw, #""id":1000"#, text)
+        let pieces = Self.pieceLines(Self.text(Self.transients(3_000)))
+        text = Self.readUntil(raw, #""id":\#(pieces.count),"ok":true"#, Self.sendAll(raw, pieces.joined()))
+        text = Self.readUntil(raw, #""id":999"#, Self.sendAll(raw, #"{"id":999,"cmd":"play","upload":1,"device":0}"# + "\n"))
+        let lines = text.split(separator: "\n")
+        let reply = lines.firstIndex { $0.hasPrefix(#"{"id":999,"ok":true"#) }
+        let event = lines.firstIndex { $0.contains(#""event":"device.output""#) }
+        #expect(reply != nil, "\(text.suffix(300))")
+        if let reply, let event { #expect(reply < event, "the reply first: \(lines[min(reply, event)...].prefix(3))") }
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// SIGTERM while a pattern is parsed off the socket thread: the daemon waits for the parse,
+    /// stops cleanly, and hands no result to an event loop that has gone (which NIO's strict mode
+    /// makes a crash).
+    @Test func stoppingWhileAPatternIsParsedIsClean() throws {
+        let daemon = try DaemonProcess(environment: ["SWIFTNIO_STRICT": "1"])
+        let c = try daemon.client()
+        try c.send("player.create", JSONObject(["pattern": Self.transients(20_000)]), timeout: 60) { _ in }
+        #expect(daemon.terminate() == 0)
+        #expect(!daemon.logText.contains("Cannot schedule"), "\(daemon.logText.suffix(500))")
     }
 
     @Test func aClosedConnectionsUploadsAreFreed() throws {
