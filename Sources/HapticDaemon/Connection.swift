@@ -23,10 +23,10 @@ import NIOPosix
 /// - **Framing** is linear in the bytes received (`LineFramer`).
 /// - **Long parses off the event loop.** A turn over `offloadBytes` (an inline pattern), or the rest
 ///   of one from a `play` of an upload (up to `limits.max_upload_bytes` to parse), is decoded on
-///   `decoders` (`DecoderQueue`: two threads, one job per user at once) while this connection reads
-///   and answers nothing else; the event loop goes on serving its other connections. The turn's
-///   commands then run back on the event loop, as any turn's: replies stay in order, and the events
-///   they cause follow them.
+///   `decoders` (`DecoderQueue`: two threads, fair by user) while this connection reads and answers
+///   nothing else; the event loop goes on serving its other connections. The turn's commands then
+///   run back on the event loop, in a turn of this user's share, as any turn's: replies stay in
+///   order, and the events they cause follow them.
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -218,9 +218,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let core = core
         decoders.run(for: share, on: context.eventLoop) { core.decode(pending, from: client) }
             .assumeIsolated().whenComplete { [self] result in
-                offloaded = false
                 guard case .success(let turn) = result else {
                     // The pool stopped: the daemon is stopping.
+                    offloaded = false
                     if let gone = disconnectAfterTurn {
                         core.disconnect(gone)
                     } else if self.client != nil, !closing {
@@ -229,17 +229,23 @@ final class ConnectionHandler: ChannelDuplexHandler {
                     }
                     return
                 }
-                // Run even if the connection closed meanwhile, as the lines of any turn read before
-                // its close (a one-shot plays on); then the client goes.
-                let replies = core.finish(turn, from: client)
-                if let gone = disconnectAfterTurn {
-                    core.disconnect(gone)
-                    return
+                // The commands run in a turn of this user's share, as any turn's (the render
+                // loop's lock, a big pattern's player made), nothing else of this connection meanwhile.
+                let run = { [self] in
+                    offloaded = false
+                    // Run even if the connection closed meanwhile, as the lines of any turn read
+                    // before its close (a one-shot plays on); then the client goes.
+                    let replies = core.finish(turn, from: client)
+                    if let gone = disconnectAfterTurn {
+                        core.disconnect(gone)
+                        return
+                    }
+                    guard self.client != nil, !closing else { return }
+                    write(items, replies, outlet)
+                    context.flush()
+                    scheduleTurn(context)
                 }
-                guard self.client != nil, !closing else { return }
-                write(items, replies, outlet)
-                context.flush()
-                scheduleTurn(context)
+                if let turns { turns.enqueue(share, run) } else { run() }
             }
     }
 

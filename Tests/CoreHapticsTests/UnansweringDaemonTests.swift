@@ -37,6 +37,23 @@ extension CoreHapticsSuite {
         return HapticService.now() - start
     }
 
+    /// Whether every thread of the process is stopped ("T" in /proc/PID/task/*/stat), waiting up to
+    /// 10 s.
+    static func waitStopped(_ pid: Int32) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        func stopped(_ task: String) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return true }  // gone: not answering either
+            return stat[stat.index(close, offsetBy: 2)...].hasPrefix("T")
+        }
+        while Date() < deadline {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            if !tasks.isEmpty, tasks.allSatisfy(stopped) { return true }
+            sched_yield()
+        }
+        return false
+    }
+
     /// A daemon that stops answering on an open connection (here SIGSTOP): the request that meets
     /// it waits the timeout, and then hapticd counts as gone, as Core Haptics' server does when it is
     /// interrupted — the engine hears `systemError`, later calls fail at once, and the connection is
@@ -59,6 +76,9 @@ extension CoreHapticsSuite {
         #expect(daemon.waitForTrace { $0.last.map { $0.2 > 0 } == true }, "it plays")
 
         kill(daemon.process.processIdentifier, SIGSTOP)
+        // Stopped once the kernel says so (kill() only queues the signal: a daemon running on the
+        // other core could still answer the next request).
+        #expect(Self.waitStopped(daemon.process.processIdentifier), "hapticd is stopped")
         var failure: (any Error)?
         let first = Self.seconds { do { try engine.start() } catch { failure = error } }
         #expect((failure as? CHHapticError)?.code == .serverInterrupted, "\(String(describing: failure))")
