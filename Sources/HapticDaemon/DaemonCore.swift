@@ -286,12 +286,7 @@ public final class DaemonCore: @unchecked Sendable {
         let prepared = turn.prepared
         var outcomes: IndexingIterator<[Result<JSONObject, ProtocolError>]> = [].makeIterator()
         if prepared.contains(where: { if case .command = $0 { true } else { false } }) {
-            outcomes = loop.performSteps { steps in
-                prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
-                    guard case .command(let request, let declaration, let decoded) = p else { return nil }
-                    return run(declaration, request, decoded, client, &steps)
-                }
-            }.makeIterator()
+            outcomes = loop.performSteps { steps in runCommands(prepared, client, &steps) }.makeIterator()
         }
         let replies = replyLines(prepared, &outcomes)
         recorder?.record(turn.lines, replies)
@@ -321,10 +316,7 @@ public final class DaemonCore: @unchecked Sendable {
             }
             if aheadPad != nil { writesAhead &+= 1 }
             prepared = lines.map { prepare($0, client, deferringUploads: false, decoding) }
-            let outcomes = prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
-                guard case .command(let request, let declaration, let decoded) = p else { return nil }
-                return run(declaration, request, decoded, client, &steps)
-            }
+            let outcomes = runCommands(prepared, client, &steps)
             // A command whose first frame went ahead is one `rumbleAhead` found would be
             // accepted. Were it refused all the same (the pad changed in between: a process held
             // up past `aheadMargin`), the pad must not keep that frame: a render pass gives it
@@ -338,6 +330,14 @@ public final class DaemonCore: @unchecked Sendable {
         let replies = replyLines(prepared, &outcomes)
         recorder?.record(lines, replies)
         return replies
+    }
+
+    /// The prepared turn's commands, in order, under the render loop's lock: their outcomes.
+    private func runCommands(_ prepared: [Prepared], _ client: ClientID, _ steps: inout RenderLoop.Steps) -> [Result<JSONObject, ProtocolError>] {
+        prepared.compactMap { p -> Result<JSONObject, ProtocolError>? in
+            guard case .command(let request, let declaration, let decoded) = p else { return nil }
+            return run(declaration, request, decoded, client, &steps)
+        }
     }
 
     /// Each line's reply, in order: the one already due, or its command's outcome.
