@@ -64,7 +64,7 @@ public final class HapticClient: Sendable {
     public static let inlinePatternBytes = 256 << 10
     public static let uploadPieceBytes = 64 << 10
 
-    private let connection: ClientConnection
+    let connection: ClientConnection  // (internal: tests reach its hooks)
 
     /// $HAPTICD_SOCKET, else the daemon's default for this user: /run/hapticd/hapticd.sock for root
     /// (and as the last resort), $XDG_RUNTIME_DIR/hapticd.sock otherwise.

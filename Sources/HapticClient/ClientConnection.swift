@@ -36,6 +36,9 @@ final class ClientConnection: @unchecked Sendable {
         /// The daemon's refusal (an error line without an id, then the end: not allowed, over a connection
         /// limit), while it is the last line read.
         var refusal: ClientError?
+        /// Tests only: called with a piece's index after it is written, holding no lock but the
+        /// upload lock.
+        var afterPiece: (@Sendable (Int) -> Void)?
 
         var pendingCount: Int { pending.count - pendingHead }
 
@@ -57,6 +60,10 @@ final class ClientConnection: @unchecked Sendable {
     private var state = State()
     /// Serialises writers, so that slots are queued in the order their lines are written.
     private let writeLock = Monitor()
+    /// Held by a request sent in pieces from its first piece to the request itself (taken before
+    /// `writeLock`): one upload at a time on the connection, as the daemon's `limits.max_uploads`
+    /// would otherwise refuse the fifth of several threads' long patterns at once.
+    private let uploadLock = Monitor()
     /// The longest line read from the daemon.
     static let maximumReadLine = 16 << 20
 
@@ -113,6 +120,9 @@ final class ClientConnection: @unchecked Sendable {
 
     var isOpen: Bool { monitor.locked { state.open && !state.closedByUser } }
 
+    /// Tests only (`State.afterPiece`).
+    func afterEachPiece(_ hook: (@Sendable (Int) -> Void)?) { monitor.locked { state.afterPiece = hook } }
+
     /// Ends the connection from this side: the reader thread wakes, fails what waits, and closes.
     func close(_ why: String) {
         let first = monitor.locked { () -> Bool in
@@ -156,28 +166,40 @@ final class ClientConnection: @unchecked Sendable {
             }
         }
         let whenAnswered = final
-        try writeLock.lockedThrowing { () throws(ClientError) in
-            let (id, upload) = try monitor.lockedThrowing { () throws(ClientError) -> (Int, Int) in
+        if pieces.isEmpty {
+            try sendLine(command, body, nil, patternText, timeout, whenAnswered)
+            return
+        }
+        // Each piece under the write lock on its own, so that another thread's request on this
+        // connection (a CoreHaptics engine shares one) goes out between two pieces rather than after
+        // the whole pattern; the upload lock keeps one upload at a time. Room for all of the call's
+        // lines is checked at once (others' requests between its pieces may go a few over).
+        try uploadLock.lockedThrowing { () throws(ClientError) in
+            try monitor.lockedThrowing { () throws(ClientError) in
                 try requireOpen()
-                guard state.pendingCount + pieces.count < HapticClient.maximumPendingRequests else {
-                    throw .io("\(HapticClient.maximumPendingRequests) requests are waiting for their replies already (HapticClient.maximumPendingRequests)")
-                }
-                let upload = state.nextID
-                for _ in pieces {
-                    state.pending.append(.request(id: state.nextID, completion: pieceDone))
-                    state.nextID &+= 1
-                }
-                let id = state.nextID
-                state.nextID &+= 1
-                state.pending.append(.request(id: id, completion: whenAnswered))
-                return (id, upload)
+                try requireRoom(for: pieces.count + 1)
             }
-            do {
-                for (n, piece) in pieces.enumerated() {
+            var upload = 0
+            for (n, piece) in pieces.enumerated() {
+                // A piece refused (its reply read already): the rest would be refused too. The
+                // request below still names the upload, so that the daemon frees it (a failed upload
+                // is kept until a request takes it), and its completion hears the piece's failure.
+                if n > 0, uploadFailure.first != nil { break }
+                // A failed write ends the connection, which answers the piece; the request is not
+                // queued yet, so the failure is thrown.
+                try writeLock.lockedThrowing { () throws(ClientError) in
+                    let id = try monitor.lockedThrowing { () throws(ClientError) -> Int in
+                        try requireOpen()
+                        let id = state.nextID
+                        state.nextID &+= 1
+                        state.pending.append(.request(id: id, completion: pieceDone))
+                        return id
+                    }
+                    if n == 0 { upload = id }
                     var line: [UInt8] = []
-                    line.reserveCapacity(piece.count + piece.count / 4 + 64)
+                    line.reserveCapacity(piece.utf8.count + piece.utf8.count / 4 + 64)
                     line.append(contentsOf: #"{"id":"#.utf8)
-                    JSONWriter.append(.number(Double(upload + n)), to: &line)
+                    JSONWriter.append(.number(Double(id)), to: &line)
                     line.append(contentsOf: #","cmd":"pattern.upload","upload":"#.utf8)
                     JSONWriter.append(.number(Double(upload)), to: &line)
                     line.append(contentsOf: #","text":"#.utf8)
@@ -185,9 +207,31 @@ final class ClientConnection: @unchecked Sendable {
                     line.append(contentsOf: "}\n".utf8)
                     try write(bytes: &line, timeout: timeout)
                 }
+                monitor.locked { state.afterPiece }?(n)
+            }
+            try sendLine(command, body, upload, patternText, timeout, whenAnswered)
+        }
+    }
+
+    /// The request's own line, its pattern inline or named by `upload` (whose pieces checked the
+    /// room for it).
+    private func sendLine(
+        _ command: String, _ body: JSONObject, _ upload: Int?, _ patternText: [UInt8]?, _ timeout: Double,
+        _ whenAnswered: @escaping @Sendable (Result<ReplyLine, ClientError>) -> Void
+    ) throws(ClientError) {
+        try writeLock.lockedThrowing { () throws(ClientError) in
+            let id = try monitor.lockedThrowing { () throws(ClientError) -> Int in
+                try requireOpen()
+                if upload == nil { try requireRoom(for: 1) }
+                let id = state.nextID
+                state.nextID &+= 1
+                state.pending.append(.request(id: id, completion: whenAnswered))
+                return id
+            }
+            do {
                 // The line built as bytes, straight from the body: on the way to the pad.
                 var line: [UInt8] = []
-                line.reserveCapacity(96 + (pieces.isEmpty ? patternText?.count ?? 0 : 0))
+                line.reserveCapacity(96 + (upload == nil ? patternText?.count ?? 0 : 0))
                 line.append(contentsOf: #"{"id":"#.utf8)
                 JSONWriter.append(.number(Double(id)), to: &line)
                 line.append(contentsOf: #","cmd":"#.utf8)
@@ -195,12 +239,12 @@ final class ClientConnection: @unchecked Sendable {
                 for m in body.members where m.key != "id" && m.key != "cmd" {
                     line.append(UInt8(ascii: ","))
                     if m.key == "pattern", let patternText {
-                        if pieces.isEmpty {
-                            line.append(contentsOf: #""pattern":"#.utf8)
-                            line.append(contentsOf: patternText)
-                        } else {
+                        if let upload {
                             line.append(contentsOf: #""upload":"#.utf8)
                             JSONWriter.append(.number(Double(upload)), to: &line)
+                        } else {
+                            line.append(contentsOf: #""pattern":"#.utf8)
+                            line.append(contentsOf: patternText)
                         }
                         continue
                     }
@@ -266,6 +310,13 @@ final class ClientConnection: @unchecked Sendable {
                 for _ in lines { state.pending.append(.raw) }
             }
             try write(text + "\n", timeout: timeout)
+        }
+    }
+
+    /// Under `monitor`: room for `lines` more requests waiting for their replies.
+    private func requireRoom(for lines: Int) throws(ClientError) {
+        guard state.pendingCount + lines <= HapticClient.maximumPendingRequests else {
+            throw .io("\(HapticClient.maximumPendingRequests) requests are waiting for their replies already (HapticClient.maximumPendingRequests)")
         }
     }
 

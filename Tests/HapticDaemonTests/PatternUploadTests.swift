@@ -255,6 +255,63 @@ import Testing
         #expect(!daemon.logText.contains("Cannot schedule"), "\(daemon.logText.suffix(500))")
     }
 
+    /// A long pattern's pieces each go under the client's write lock on their own: another thread's
+    /// request on the same connection (a CoreHaptics engine shares one) goes out between two pieces
+    /// — here it must be answered while the upload is held after its first piece, or the wait fails.
+    @Test func anotherThreadsRequestGoesBetweenPieces() throws {
+        let recording = FileManager.default.temporaryDirectory.appendingPathComponent("between-\(UUID().uuidString.prefix(8)).tsv").path
+        let daemon = try DaemonProcess(environment: ["HAPTICD_RECORD_REQUESTS": recording])
+        let c = try daemon.client()
+        let answered = Mutex<[Int]>([])
+        c.connection.afterEachPiece { n in
+            guard n == 0 else { return }
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                if (try? c.request("ping", timeout: 5))?["pong"] == .bool(true) { done.signal() }
+            }
+            // Answered while this upload waits here, or not at all.
+            if done.wait(timeout: .now() + 10) == .success { answered.withLock { $0.append(n) } }
+        }
+        let big = Self.transients(7_000)
+        let played = try c.request("play", JSONObject(["pattern": big]))
+        #expect(played["state"] == .string("playing"))
+        #expect(answered.withLock { $0 } == [0], "the other thread's request was answered during the upload")
+        let lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n")
+        let commands = lines.map { $0.contains(#""cmd":"ping""#) ? "ping" : $0.contains(#""cmd":"pattern.upload""#) ? "piece" : "other" }
+        #expect(Array(commands.prefix(3)) == ["piece", "ping", "piece"], "\(commands)")
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// Once a piece has been refused, the rest of the pattern is not sent; the request still names
+    /// the upload, so that the daemon frees it, and fails with the piece's error.
+    @Test func piecesStopAfterARefusedOne() throws {
+        let recording = FileManager.default.temporaryDirectory.appendingPathComponent("refused-\(UUID().uuidString.prefix(8)).tsv").path
+        let daemon = try DaemonProcess(config: "[limits]\nmax_upload_bytes = 150000\nmax_uploads = 1\n", environment: ["HAPTICD_RECORD_REQUESTS": recording])
+        let c = try daemon.client()
+        // Each piece's reply read before the next piece is decided on: a request after it, answered
+        // (replies come in order, and the client hears them in order).
+        c.connection.afterEachPiece { _ in _ = try? c.request("ping", timeout: 5) }
+        let big = Self.transients(7_000)  // some 19 pieces; the third goes over 150 000 bytes
+        do {
+            _ = try c.request("play", JSONObject(["pattern": big]))
+            Issue.record("a pattern over limits.max_upload_bytes was played")
+        } catch {
+            guard case .failed(let code, let message, _) = error else { Issue.record("\(error)"); return }
+            #expect(code == "limit_exceeded" && message.contains("limits.max_upload_bytes"), "\(message)")
+        }
+        let lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n")
+        let pieces = lines.filter { $0.contains(#""cmd":"pattern.upload""#) }
+        #expect(pieces.count == 3, "\(pieces.count) pieces sent")
+        #expect(lines.last { $0.contains(#""cmd":"play""#) }?.contains("limit_exceeded") == true, "the play took the failed upload")
+        // Freed: the connection's one upload can hold a pattern again.
+        c.connection.afterEachPiece(nil)
+        let fits = Self.transients(800)  // over the inline bound, under 150 000 bytes
+        #expect(Self.text(fits).utf8.count > HapticClient.inlinePatternBytes / 2)
+        _ = try c.request("pattern.upload", JSONObject(["upload": .number(1), "text": .string(Self.text(fits))]))
+        #expect(abs((number(try c.request("player.create", JSONObject(["upload": .number(1)])), "duration") ?? 0) - 7.99) < 1e-6)
+        #expect(daemon.terminate() == 0)
+    }
+
     @Test func aClosedConnectionsUploadsAreFreed() throws {
         let core = DaemonCore(config: DaemonConfig(), loop: RenderLoop(), logger: Logger(label: "test"))
         let client = try connect(core)
