@@ -17,6 +17,9 @@ let package = Package(
                 .product(name: "CoreHaptics", package: "hapticd"),
                 .product(name: "GameController", package: "hapticd"),
                 .product(name: "HapticFeedback", package: "hapticd"),
+                // Add where a file says `import AVFoundation` (or `AVFAudio`): the audio session
+                // that `CHHapticEngine(audioSession:)` takes.
+                // .product(name: "AVFoundation", package: "hapticd"),
             ],
             resources: [.copy("Heartbeat.ahap")]
         ),
