@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -200,6 +201,41 @@ def permission_error(path: str) -> PermissionDeniedError:
         f"permission denied on {path}: the socket is for group '{group}' (mode {stat.S_IMODE(st.st_mode):04o}). "
         f"Join it (sudo usermod -aG {group} $USER, then log in again), or run as that group"
     )
+
+
+def connect_step(s: "socket.socket", path: str, deadline: float, timeout: float) -> bool:
+    """One try at connecting the non-blocking socket ``s`` to hapticd: True once connected, False
+    while the daemon's queue of connections not yet accepted is full (try again: a full queue gives
+    no event to wait on). Raises the library's error for anything else, ``s`` closed. Connecting
+    without blocking is what bounds it: a Unix socket's blocking connect waits for room in that
+    queue without limit (a daemon that hangs), and asyncio's would report the socket connected
+    when it is not."""
+    try:
+        s.connect(path)
+        return True
+    except BlockingIOError:
+        if time.monotonic() < deadline:
+            return False
+        s.close()
+        raise HapticdTimeoutError(
+            f"hapticd at {path} does not accept connections (its queue is full) within {timeout:g} s (timeout=…)"
+        ) from None
+    except FileNotFoundError:
+        s.close()
+        raise not_running(path, "no such socket") from None
+    except ConnectionRefusedError:
+        s.close()
+        raise not_running(path, "connection refused") from None
+    except PermissionError:
+        s.close()
+        raise permission_error(path) from None
+    except OSError as e:
+        s.close()
+        raise HapticdError(f"cannot connect to hapticd at {path}: {e.strerror}", "io") from None
+
+
+#: How long to wait before trying again to connect while the daemon's queue is full (seconds).
+CONNECT_RETRY = 0.005
 
 
 def lost(path: str) -> DisconnectedError:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import socket
 import time
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from ._core import (
     CONNECTION_LOST,
+    CONNECT_RETRY,
+    connect_step,
     EngineCore,
     PlayerCore,
     check_app_id,
@@ -38,9 +41,7 @@ from ._core import (
     engine_members,
     finite,
     lost,
-    not_running,
     parse_line,
-    permission_error,
     time_members,
     uploaded,
 )
@@ -90,16 +91,19 @@ class AsyncClient:
         return c
 
     async def _open(self) -> None:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Connected here, not by open_unix_connection: on a full queue of connections (a daemon
+        # that hangs) asyncio's connect takes the socket for connected when it is not; this tries
+        # again until the timeout (connect_step), as Client does.
+        s.setblocking(False)
+        deadline = time.monotonic() + self.timeout
+        while not connect_step(s, self.path, deadline, self.timeout):
+            await asyncio.sleep(CONNECT_RETRY)
         try:
             # limit: a line longer than this is a protocol error, never a bigger buffer.
-            self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=MAX_LINE + 1)
-        except FileNotFoundError:
-            raise not_running(self.path, "no such socket") from None
-        except ConnectionRefusedError:
-            raise not_running(self.path, "connection refused") from None
-        except PermissionError:
-            raise permission_error(self.path) from None
+            self._reader, self._writer = await asyncio.open_unix_connection(sock=s, limit=MAX_LINE + 1)
         except OSError as e:
+            s.close()
             raise HapticdError(f"cannot connect to hapticd at {self.path}: {e.strerror}", "io") from None
         self._task = asyncio.get_running_loop().create_task(self._read_loop(self._reader))
 
@@ -259,6 +263,12 @@ class AsyncClient:
             raise lost(self.path) from None
         finally:
             self._pending.pop(rid, None)
+            # Failed by the reader (the connection lost) while this call raised its own error: seen,
+            # so that asyncio does not report an exception never retrieved.
+            if fut.done() and not fut.cancelled():
+                fut.exception()
+            else:
+                fut.cancel()
         return result_of(reply, cmd, self.path)
 
     async def request(self, cmd: str, **members: Any) -> Dict[str, Any]:

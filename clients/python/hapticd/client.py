@@ -17,6 +17,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 
 from ._core import (
     CONNECTION_LOST,
+    CONNECT_RETRY,
+    connect_step,
     EngineCore,
     PlayerCore,
     check_app_id,
@@ -41,9 +43,7 @@ from ._core import (
     engine_members,
     finite,
     lost,
-    not_running,
     parse_line,
-    permission_error,
     time_members,
     uploaded,
 )
@@ -103,37 +103,12 @@ class Client:
 
     def _open(self) -> None:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        # Non-blocking before connecting: a Unix socket's connect blocks without a bound while the
-        # daemon's queue of connections not yet accepted is full (a daemon that hangs); without
-        # blocking it fails at once (EAGAIN), and is tried again until the timeout.
+        # Non-blocking before connecting (connect_step): tried again while the daemon's queue of
+        # connections is full, until the timeout.
         s.setblocking(False)
         deadline = time.monotonic() + self.timeout
-        try:
-            while True:
-                try:
-                    s.connect(self.path)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        s.close()
-                        raise HapticdTimeoutError(
-                            f"hapticd at {self.path} does not accept connections (its queue is full) within {self.timeout:g} s (Client(timeout=…))"
-                        ) from None
-                    time.sleep(0.005)  # a full queue gives no event to wait on
-        except FileNotFoundError:
-            s.close()
-            raise not_running(self.path, "no such socket") from None
-        except ConnectionRefusedError:
-            s.close()
-            raise not_running(self.path, "connection refused") from None
-        except PermissionError:
-            s.close()
-            raise permission_error(self.path) from None
-        except HapticdTimeoutError:
-            raise  # a TimeoutError, so an OSError: not the one below
-        except OSError as e:
-            s.close()
-            raise HapticdError(f"cannot connect to hapticd at {self.path}: {e.strerror}", "io") from None
+        while not connect_step(s, self.path, deadline, self.timeout):
+            time.sleep(CONNECT_RETRY)
         self._sock = s
         self._epoll.register(s.fileno(), select.EPOLLIN)
 

@@ -163,6 +163,30 @@ def test_restart(make_daemon):
     run(go())
 
 
+def test_a_full_connection_queue_times_out(tmp_path):
+    # As Client's: a hung daemon's queue of connections fills up. asyncio's own connect took the
+    # socket for connected and the first request failed at once as "connection lost"; connecting
+    # now tries again until the timeout, then says why.
+    path = str(tmp_path / "full.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(0)
+    held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    held.connect(path)  # the queue's one place
+
+    async def go():
+        started = time.monotonic()
+        with pytest.raises(HapticdTimeoutError, match="does not accept connections"):
+            await AsyncClient.connect(path, timeout=0.3)
+        assert time.monotonic() - started >= 0.3
+
+    try:
+        run(go())
+    finally:
+        held.close()
+        listener.close()
+
+
 def _fake(path: str, mode: str) -> threading.Thread:
     ls = socket.socket(socket.AF_UNIX)
     ls.bind(path)
