@@ -242,5 +242,5 @@ public func CoreHaptics_CHHapticEngine_Set_IsMutedForHaptics(_ enginePtr: Unsafe
 
 @_cdecl("CoreHaptics_CHHapticEngine_Get_CurrentTime")
 public func CoreHaptics_CHHapticEngine_Get_CurrentTime(_ enginePtr: UnsafeRawPointer?) -> Double {
-    (try? engine(enginePtr).currentTime) ?? 0
+    (try? engine(enginePtr).currentTime).map(PluginClock.reading) ?? 0
 }

@@ -133,8 +133,28 @@ extension CHWError {
     }
 }
 
-/// A time argument: 0 is "immediately" (`CHHapticTimeImmediate`), as in Apple's wrapper.
-func time(_ t: Float) -> TimeInterval { t == 0 ? CHHapticTimeImmediate : TimeInterval(t) }
+/// The plug-in's clock: the engines' clock (`CHHapticEngine.currentTime`, hapticd's, which is
+/// `CLOCK_MONOTONIC`: the machine's uptime) less `epoch`, so that it reads 100 s when the library
+/// first needs it. The plug-in's C# reads `CurrentTime` as a double but passes every time back as a
+/// `float`, whose step at an uptime of 11 hours is 3.9 ms, of a week 62.5 ms: a game's
+/// `Start((float)(CurrentTime + 0.05))` would land up to half that early or late. Counted from 100
+/// s, a float's step is at most 0.24 ms during the game's first hour and 1 ms during its first 4.5;
+/// small constants a game may pass stay in the past, as they are on Apple's platforms.
+enum PluginClock {
+    /// Engine time at plug-in time 0 (seconds), fixed at the first use.
+    static let epoch: Double = {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) - 100
+    }()
+
+    /// An engine's time as the plug-in reads it.
+    static func reading(_ engineTime: TimeInterval) -> Double { engineTime - epoch }
+}
+
+/// A time argument, on the plug-in's clock: 0 is "immediately" (`CHHapticTimeImmediate`), as in
+/// Apple's wrapper. (NaN stays NaN, refused by the call.)
+func time(_ t: Float) -> TimeInterval { t == 0 ? CHHapticTimeImmediate : TimeInterval(t) + PluginClock.epoch }
 
 /// C# `bool` arrives and leaves as a 4-byte BOOL (its default marshalling), not a C `bool`.
 func bool(_ b: Int32) -> Bool { b != 0 }
