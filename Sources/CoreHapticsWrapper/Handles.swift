@@ -153,8 +153,9 @@ enum PluginClock {
 }
 
 /// A time argument, on the plug-in's clock: 0 is "immediately" (`CHHapticTimeImmediate`), as in
-/// Apple's wrapper. (NaN stays NaN, refused by the call.)
-func time(_ t: Float) -> TimeInterval { t == 0 ? CHHapticTimeImmediate : TimeInterval(t) + PluginClock.epoch }
+/// Apple's wrapper, and so is a negative one, as `CoreHaptics` takes it (a request's relative times
+/// then count from now). NaN stays NaN, refused by the call.
+func time(_ t: Float) -> TimeInterval { t <= 0 ? CHHapticTimeImmediate : TimeInterval(t) + PluginClock.epoch }
 
 /// C# `bool` arrives and leaves as a 4-byte BOOL (its default marshalling), not a C `bool`.
 func bool(_ b: Int32) -> Bool { b != 0 }

@@ -56,7 +56,8 @@ public final class HapticClient: Sendable {
     public static let maximumLineBytes = 1 << 20
     /// Events kept for `nextEvent` while no handler is set; older ones are dropped.
     public static let maximumQueuedEvents = 4096
-    /// Requests sent and not yet answered, at most; more wait to be sent.
+    /// Requests sent and not yet answered, at most (a pattern's pieces count, each); a request past it
+    /// is refused (`.io`, naming this bound).
     public static let maximumPendingRequests = 1024
     /// A request's `pattern` whose JSON is longer than this goes ahead of it in pieces of
     /// `uploadPieceBytes` (`pattern.upload`), and the request names the upload: a pattern is then

@@ -24,6 +24,8 @@ final class ClientConnection: @unchecked Sendable {
         /// Why the connection ended (set once).
         var ended: ClientError?
         var closedByUser = false
+        /// A write failed (`fail`): no more requests, while the reader thread ends the connection.
+        var writeFailed = false
         var pending: [Slot] = []
         var pendingHead = 0
         var nextID = 1
@@ -41,6 +43,8 @@ final class ClientConnection: @unchecked Sendable {
         var afterPiece: (@Sendable (Int) -> Void)?
 
         var pendingCount: Int { pending.count - pendingHead }
+        /// Places held for the lines of requests sent in pieces, not yet queued.
+        var reserved = 0
 
         mutating func popSlot() -> Slot? {
             guard pendingHead < pending.count else { return nil }
@@ -118,7 +122,10 @@ final class ClientConnection: @unchecked Sendable {
     /// How long connecting waits while hapticd's queue of connections is full (seconds).
     static let connectPatience = 2.0
 
-    var isOpen: Bool { monitor.locked { state.open && !state.closedByUser } }
+    var isOpen: Bool { monitor.locked { state.open && !state.closedByUser && !state.writeFailed } }
+
+    /// Tests only: requests waiting for their replies and places held for lines not yet sent.
+    var heldPlaces: Int { monitor.locked { state.pendingCount + state.reserved } }
 
     /// Tests only (`State.afterPiece`).
     func afterEachPiece(_ hook: (@Sendable (Int) -> Void)?) { monitor.locked { state.afterPiece = hook } }
@@ -172,45 +179,76 @@ final class ClientConnection: @unchecked Sendable {
         }
         // Each piece under the write lock on its own, so that another thread's request on this
         // connection (a CoreHaptics engine shares one) goes out between two pieces rather than after
-        // the whole pattern; the upload lock keeps one upload at a time. Room for all of the call's
-        // lines is checked at once (others' requests between its pieces may go a few over).
+        // the whole pattern; the upload lock keeps one upload at a time. Places for all of the call's
+        // lines are held from the start (`State.reserved`).
+        var unanswered: ClientError?
         try uploadLock.lockedThrowing { () throws(ClientError) in
+            var held = pieces.count + 1
             try monitor.lockedThrowing { () throws(ClientError) in
                 try requireOpen()
-                try requireRoom(for: pieces.count + 1)
+                try requireRoom(for: held)
+                state.reserved += held
             }
+            defer { if held > 0 { monitor.locked { state.reserved -= held } } }
             var upload = 0
+            var queued = false
             for (n, piece) in pieces.enumerated() {
                 // A piece refused (its reply read already): the rest would be refused too. The
                 // request below still names the upload, so that the daemon frees it (a failed upload
                 // is kept until a request takes it), and its completion hears the piece's failure.
                 if n > 0, uploadFailure.first != nil { break }
-                // A failed write ends the connection, which answers the piece; the request is not
-                // queued yet, so the failure is thrown.
-                try writeLock.lockedThrowing { () throws(ClientError) in
-                    let id = try monitor.lockedThrowing { () throws(ClientError) -> Int in
-                        try requireOpen()
-                        let id = state.nextID
-                        state.nextID &+= 1
-                        state.pending.append(.request(id: id, completion: pieceDone))
-                        return id
+                do throws(ClientError) {
+                    try writeLock.lockedThrowing { () throws(ClientError) in
+                        let id = try monitor.lockedThrowing { () throws(ClientError) -> Int in
+                            try requireOpen()
+                            let id = state.nextID
+                            state.nextID &+= 1
+                            state.pending.append(.request(id: id, completion: pieceDone))
+                            state.reserved -= 1
+                            held -= 1
+                            queued = true
+                            return id
+                        }
+                        if n == 0 { upload = id }
+                        var line: [UInt8] = []
+                        line.reserveCapacity(piece.utf8.count + piece.utf8.count / 4 + 64)
+                        line.append(contentsOf: #"{"id":"#.utf8)
+                        JSONWriter.append(.number(Double(id)), to: &line)
+                        line.append(contentsOf: #","cmd":"pattern.upload","upload":"#.utf8)
+                        JSONWriter.append(.number(Double(upload)), to: &line)
+                        line.append(contentsOf: #","text":"#.utf8)
+                        JSONWriter.append(string: piece, to: &line)
+                        line.append(contentsOf: "}\n".utf8)
+                        try write(bytes: &line, timeout: timeout)
                     }
-                    if n == 0 { upload = id }
-                    var line: [UInt8] = []
-                    line.reserveCapacity(piece.utf8.count + piece.utf8.count / 4 + 64)
-                    line.append(contentsOf: #"{"id":"#.utf8)
-                    JSONWriter.append(.number(Double(id)), to: &line)
-                    line.append(contentsOf: #","cmd":"pattern.upload","upload":"#.utf8)
-                    JSONWriter.append(.number(Double(upload)), to: &line)
-                    line.append(contentsOf: #","text":"#.utf8)
-                    JSONWriter.append(string: piece, to: &line)
-                    line.append(contentsOf: "}\n".utf8)
-                    try write(bytes: &line, timeout: timeout)
+                } catch {
+                    // Nothing queued yet: not sent at all, thrown. Else the connection has ended (a
+                    // failed write ends it): the request is answered with its end, as a request
+                    // whose own line failed — queued unsent, answered by the reader thread, or here
+                    // when it has ended already.
+                    if !queued { throw error }
+                    unanswered = monitor.locked { () -> ClientError? in
+                        guard state.open else { return state.ended ?? error }
+                        state.pending.append(.request(id: state.nextID, completion: whenAnswered))
+                        state.nextID &+= 1
+                        state.reserved -= 1
+                        held -= 1
+                        return nil
+                    }
+                    return
                 }
                 monitor.locked { state.afterPiece }?(n)
             }
-            try sendLine(command, body, upload, patternText, timeout, whenAnswered)
+            do throws(ClientError) {
+                try sendLine(command, body, upload, patternText, timeout, whenAnswered)
+                held -= 1  // its place taken by sendLine (`upload` set)
+            } catch {
+                unanswered = error  // the connection ended after the pieces: they heard it too
+            }
         }
+        // The connection ended before the reader thread could answer it: not on this thread, which
+        // may hold its caller's lock (as the timeouts, on Dispatch's).
+        if let unanswered { DispatchQueue.global().async { whenAnswered(.failure(unanswered)) } }
     }
 
     /// The request's own line, its pattern inline or named by `upload` (whose pieces checked the
@@ -222,7 +260,7 @@ final class ClientConnection: @unchecked Sendable {
         try writeLock.lockedThrowing { () throws(ClientError) in
             let id = try monitor.lockedThrowing { () throws(ClientError) -> Int in
                 try requireOpen()
-                if upload == nil { try requireRoom(for: 1) }
+                if upload == nil { try requireRoom(for: 1) } else { state.reserved -= 1 }
                 let id = state.nextID
                 state.nextID &+= 1
                 state.pending.append(.request(id: id, completion: whenAnswered))
@@ -315,14 +353,14 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Under `monitor`: room for `lines` more requests waiting for their replies.
     private func requireRoom(for lines: Int) throws(ClientError) {
-        guard state.pendingCount + lines <= HapticClient.maximumPendingRequests else {
+        guard state.pendingCount + state.reserved + lines <= HapticClient.maximumPendingRequests else {
             throw .io("\(HapticClient.maximumPendingRequests) requests are waiting for their replies already (HapticClient.maximumPendingRequests)")
         }
     }
 
     /// Under `monitor`.
     private func requireOpen() throws(ClientError) {
-        guard state.open, !state.closedByUser else { throw state.ended ?? .disconnected("the connection is closed") }
+        guard state.open, !state.closedByUser, !state.writeFailed else { throw state.ended ?? .disconnected("the connection is closed") }
     }
 
     /// Writes the whole text (under `writeLock`). A write that cannot finish in time leaves half a
@@ -350,13 +388,13 @@ final class ClientConnection: @unchecked Sendable {
                     _ = poll(&p, 1, Int32(min(left, 1) * 1000) + 1)  // writable, interrupted or timed out: try again
                     continue
                 }
-                end(.disconnected("hapticd did not take a request for \(timeout) s (it is not reading this connection)"))
+                fail(.disconnected("hapticd did not take a request for \(timeout) s (it is not reading this connection)"))
                 throw .timeout
             }
             // The daemon may have refused this connection (an error line, then close): its reason
             // says more than a broken pipe, and the reader thread has it once it read to the end.
             let error = endReason(within: 1) ?? .disconnected("send: \(String(cString: strerror(e)))")
-            end(error)
+            fail(error)
             throw error
         }
     }
@@ -525,6 +563,19 @@ final class ClientConnection: @unchecked Sendable {
         default:
             completion(.failure(.io("hapticd sent a line that is not a reply: \(line.prefix(200))")))
         }
+    }
+
+    /// A write failed: the connection ends with `why`. The reader thread, woken by the shutdown, ends
+    /// it (`end`): what waits is answered there, as every reply is — not on this writer, which holds
+    /// the write lock that a completion sending again would need.
+    private func fail(_ why: ClientError) {
+        let first = monitor.locked { () -> Bool in
+            guard state.open, !state.writeFailed else { return false }
+            state.writeFailed = true
+            if state.ended == nil { state.ended = why }
+            return true
+        }
+        if first { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     /// The connection is over: everything waiting fails with `why`; handlers hear of it once.

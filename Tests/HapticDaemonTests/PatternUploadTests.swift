@@ -303,6 +303,7 @@ import Testing
         let pieces = lines.filter { $0.contains(#""cmd":"pattern.upload""#) }
         #expect(pieces.count == 3, "\(pieces.count) pieces sent")
         #expect(lines.last { $0.contains(#""cmd":"play""#) }?.contains("limit_exceeded") == true, "the play took the failed upload")
+        #expect(c.connection.heldPlaces == 0, "the skipped pieces' places are free again")
         // Freed: the connection's one upload can hold a pattern again.
         c.connection.afterEachPiece(nil)
         let fits = Self.transients(800)  // over the inline bound, under 150 000 bytes
@@ -310,6 +311,104 @@ import Testing
         _ = try c.request("pattern.upload", JSONObject(["upload": .number(1), "text": .string(Self.text(fits))]))
         #expect(abs((number(try c.request("player.create", JSONObject(["upload": .number(1)])), "duration") ?? 0) - 7.99) < 1e-6)
         #expect(daemon.terminate() == 0)
+    }
+
+    /// A Unix socket listened on and never accepted from: the kernel completes connections and takes
+    /// what fits in their buffers; nothing reads or answers.
+    static func silentSocket(_ path: String) throws -> CInt {
+        unlink(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try #require(fd >= 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(fd, 8) == 0)
+        return fd
+    }
+
+    /// A write that cannot finish in time (a piece, or a request's own line) ends the connection;
+    /// every request queued is answered once, from the reader thread, and may send again there (it
+    /// is refused: the connection is over). They ran on the writing thread, under the write lock
+    /// that sending again needs: a deadlock.
+    @Test func aWriteThatCannotFinishIsAnsweredWhereSendingAgainIsSafe() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("silent-\(UUID().uuidString.prefix(8)).sock").path
+        let listener = try Self.silentSocket(path)
+        defer { close(listener); unlink(path) }
+        let c = try HapticClient(path: path)
+        let outcomes = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            do {
+                try c.send("play", JSONObject(["pattern": Self.transients(7_000)]), timeout: 0.5) { result in
+                    var again = "sent"
+                    do { try c.send("ping", timeout: 0.5) { _ in } } catch { again = "refused: \(error)" }
+                    outcomes.withLock { $0.append("\(result) / \(again)") }
+                    done.signal()
+                }
+            } catch {
+                outcomes.withLock { $0.append("thrown: \(error)") }
+                done.signal()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 20) == .success, "the completion ran, and sending from it did not hang")
+        let seen = outcomes.withLock { $0 }
+        #expect(seen.count == 1 && seen[0].contains("did not take a request") && seen[0].contains("/ refused"), "\(seen)")
+        #expect(!c.isConnected)
+
+        // The same for requests whose own lines fill the buffer (inline patterns, 170 KB each):
+        // the one that cannot be written ends the connection, and every request queued before it
+        // is answered — from the reader thread, where sending again is refused, not a deadlock.
+        let d = try HapticClient(path: path)
+        let answered = Mutex(0)
+        let sent = Mutex(0)
+        let each = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for _ in 0..<20 {
+                do {
+                    try d.send("play", JSONObject(["pattern": Self.transients(1_000)]), timeout: 0.5) { _ in
+                        _ = try? d.send("ping", timeout: 0.5) { _ in }
+                        answered.withLock { $0 += 1 }
+                        each.signal()
+                    }
+                    sent.withLock { $0 += 1 }
+                } catch {
+                    break  // the connection is over: not sent
+                }
+            }
+            finished.signal()
+        }
+        #expect(finished.wait(timeout: .now() + 20) == .success, "sending did not hang")
+        let count = sent.withLock { $0 }
+        for _ in 0..<count { _ = each.wait(timeout: .now() + 20) }
+        #expect(count >= 1 && count < 20 && answered.withLock { $0 } == count, "\(answered.withLock { $0 }) of \(count) answered")
+        #expect(!d.isConnected)
+    }
+
+    /// Places for every line of a request sent in pieces are held from its start, so that other
+    /// threads' requests between its pieces cannot take them past `maximumPendingRequests`; and none
+    /// is left held once it is over. (Counted, not filled: the socket's buffer holds some 180 small
+    /// requests, not 1 024.)
+    @Test func aRequestInPiecesHoldsItsPlaces() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("silent-\(UUID().uuidString.prefix(8)).sock").path
+        let listener = try Self.silentSocket(path)
+        defer { close(listener); unlink(path) }
+        let c = try HapticClient(path: path)
+        // A pattern of five pieces.
+        let size = try #require(stride(from: 1_400, through: 2_400, by: 20).first { n in
+            ClientConnection.pieces(of: Array(Self.text(Self.transients(n)).utf8), at: HapticClient.uploadPieceBytes).count == 5
+        })
+        let held = Mutex<[Int]>([])
+        c.connection.afterEachPiece { _ in held.withLock { $0.append(c.connection.heldPlaces) } }
+        let done = DispatchSemaphore(value: 0)
+        // Nothing answers: the pieces fill the socket's buffer and the request fails after 0.5 s.
+        try c.send("play", JSONObject(["pattern": Self.transients(size)]), timeout: 0.5) { _ in done.signal() }
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(held.withLock { $0 }.first == 6, "after the first piece: it, four more and the request: \(held.withLock { $0 })")
+        #expect(c.connection.heldPlaces == 0, "none left held")
     }
 
     @Test func aClosedConnectionsUploadsAreFreed() throws {

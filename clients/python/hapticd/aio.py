@@ -97,14 +97,19 @@ class AsyncClient:
         # again until the timeout (connect_step), as Client does.
         s.setblocking(False)
         deadline = time.monotonic() + self.timeout
-        while not connect_step(s, self.path, deadline, self.timeout):
-            await asyncio.sleep(CONNECT_RETRY)
         try:
+            while not connect_step(s, self.path, deadline, self.timeout):
+                await asyncio.sleep(CONNECT_RETRY)
             # limit: a line longer than this is a protocol error, never a bigger buffer.
             self._reader, self._writer = await asyncio.open_unix_connection(sock=s, limit=MAX_LINE + 1)
         except OSError as e:
             s.close()
+            if isinstance(e, HapticdError):
+                raise
             raise HapticdError(f"cannot connect to hapticd at {self.path}: {e.strerror}", "io") from None
+        except BaseException:  # cancelled while waiting for room (asyncio.wait_for, a task's cancel)
+            s.close()
+            raise
         self._task = asyncio.get_running_loop().create_task(self._read_loop(self._reader))
 
     async def _greet(self) -> None:
