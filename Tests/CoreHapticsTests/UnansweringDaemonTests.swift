@@ -13,24 +13,6 @@ import Testing
 /// library finds the daemon again by itself once it answers.
 extension CoreHapticsSuite {
 @Suite struct UnansweringDaemonTests {
-    /// A Unix socket at `path` that is listened on and never accepted from: the kernel completes
-    /// every connection, and nothing ever reads or answers.
-    static func silentSocket(_ path: String, backlog: Int32 = 64) throws -> CInt {
-        unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        try #require(fd >= 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        try #require(bytes.count < MemoryLayout.size(ofValue: addr.sun_path))
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0 && listen(fd, backlog) == 0)
-        return fd
-    }
-
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = HapticService.now()
         try body()
@@ -105,7 +87,7 @@ extension CoreHapticsSuite {
     /// that does not answer costs the button's action nothing (it waited 5 s — an outside check).
     @MainActor @Test func feedbackGeneratorsDoNotWaitForADaemonThatDoesNotAnswer() throws {
         let path = Fixture.socket
-        let fd = try Self.silentSocket(path)
+        let fd = try silentSocket(path)
         let impact = UIImpactFeedbackGenerator(style: .medium)
         let took = Self.seconds {
             impact.prepare()
@@ -133,7 +115,7 @@ extension CoreHapticsSuite {
     /// connect then waits without a bound. Connecting gives up after `connectPatience` instead.
     @Test func connectingToAFullQueueGivesUp() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-full-\(getpid()).sock").path
-        let fd = try Self.silentSocket(path, backlog: 0)
+        let fd = try silentSocket(path, backlog: 0)
         defer { close(fd); unlink(path) }
         var held: [HapticClient] = []
         var failure: ClientError?
@@ -149,7 +131,7 @@ extension CoreHapticsSuite {
 
     @Test func onlyTheFirstCallerWaitsForADaemonThatDoesNotAnswer() throws {
         let path = Fixture.socket
-        let fd = try Self.silentSocket(path)
+        let fd = try silentSocket(path)
         var supported = true
         let first = Self.seconds { supported = CHHapticEngine.capabilitiesForHardware().supportsHaptics }
         #expect(!supported)

@@ -313,30 +313,13 @@ import Testing
         #expect(daemon.terminate() == 0)
     }
 
-    /// A Unix socket listened on and never accepted from: the kernel completes connections and takes
-    /// what fits in their buffers; nothing reads or answers.
-    static func silentSocket(_ path: String) throws -> CInt {
-        unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        try #require(fd >= 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0 && listen(fd, 8) == 0)
-        return fd
-    }
-
     /// A write that cannot finish in time (a piece, or a request's own line) ends the connection;
     /// every request queued is answered once, from the reader thread, and may send again there (it
     /// is refused: the connection is over). They ran on the writing thread, under the write lock
     /// that sending again needs: a deadlock.
     @Test func aWriteThatCannotFinishIsAnsweredWhereSendingAgainIsSafe() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("silent-\(UUID().uuidString.prefix(8)).sock").path
-        let listener = try Self.silentSocket(path)
+        let listener = try silentSocket(path, backlog: 8)
         defer { close(listener); unlink(path) }
         let c = try HapticClient(path: path)
         let outcomes = Mutex<[String]>([])
@@ -394,7 +377,7 @@ import Testing
     /// requests, not 1 024.)
     @Test func aRequestInPiecesHoldsItsPlaces() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("silent-\(UUID().uuidString.prefix(8)).sock").path
-        let listener = try Self.silentSocket(path)
+        let listener = try silentSocket(path, backlog: 8)
         defer { close(listener); unlink(path) }
         let c = try HapticClient(path: path)
         // A pattern of five pieces.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -168,3 +169,20 @@ def make_daemon() -> Iterator[Callable[..., Daemon]]:
     yield make
     for d in made:
         d.cleanup()
+
+
+@pytest.fixture
+def full_socket(tmp_path: Path) -> Iterator[str]:
+    """The path of a socket whose queue of connections not yet accepted is full, as a hung
+    daemon's fills up: listened on with room for one, that one taken, nothing ever accepted."""
+    path = str(tmp_path / "full.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(0)
+    held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    held.connect(path)  # the queue's one place
+    try:
+        yield path
+    finally:
+        held.close()
+        listener.close()

@@ -165,16 +165,11 @@ def test_restart(make_daemon):
     run(go())
 
 
-def test_a_full_connection_queue_times_out(tmp_path):
+def test_a_full_connection_queue_times_out(full_socket):
     # As Client's: a hung daemon's queue of connections fills up. asyncio's own connect took the
     # socket for connected and the first request failed at once as "connection lost"; connecting
     # now tries again until the timeout, then says why.
-    path = str(tmp_path / "full.sock")
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen(0)
-    held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    held.connect(path)  # the queue's one place
+    path = full_socket
 
     async def go():
         started = time.monotonic()
@@ -190,11 +185,7 @@ def test_a_full_connection_queue_times_out(tmp_path):
             gc.collect()
         assert not [w for w in caught if issubclass(w.category, ResourceWarning)], [str(w.message) for w in caught]
 
-    try:
-        run(go())
-    finally:
-        held.close()
-        listener.close()
+    run(go())
 
 
 def _fake(path: str, mode: str) -> threading.Thread:

@@ -51,21 +51,11 @@ def test_not_running(tmp_path):
     assert isinstance(e.value, ConnectionError)
 
 
-def test_a_full_connection_queue_times_out(tmp_path):
+def test_a_full_connection_queue_times_out(full_socket):
     # A hung daemon's queue of connections not yet accepted fills up; a blocking connect to it would
     # wait without a bound. Connecting gives up within the client's timeout.
-    path = str(tmp_path / "full.sock")
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen(0)
-    held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    held.connect(path)  # the queue's one place
-    try:
-        with pytest.raises(hapticd.HapticdTimeoutError, match="does not accept connections"):
-            Client(path, timeout=0.3)
-    finally:
-        held.close()
-        listener.close()
+    with pytest.raises(hapticd.HapticdTimeoutError, match="does not accept connections"):
+        Client(full_socket, timeout=0.3)
 
 
 def test_bad_arguments_are_caught_before_anything_is_sent(tmp_path, daemon):
