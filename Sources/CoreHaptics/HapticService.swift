@@ -434,6 +434,7 @@ package final class HapticService: Sendable {
         case .notRunning: return CHHapticError(.serverInitFailed, e.description)
         case .disconnected, .timeout: return CHHapticError(.serverInterrupted, e.description)
         case .io: return CHHapticError(.unknownError, e.description)
+        case .invalidArgument: return CHHapticError(otherwise, e.description)
         case .failed(let code, let message, _):
             let mapped: CHHapticError.Code = switch code {
             case "engine_stopped": .engineNotRunning

@@ -16,6 +16,9 @@ public enum ClientError: Error, CustomStringConvertible, Sendable, Equatable {
     /// A request that cannot be sent as it is (too long, a newline inside a request), or a system
     /// call that failed.
     case io(String)
+    /// A value the request cannot carry — a number that is not finite (NaN, ±infinity: JSON has no
+    /// form for it) — found before anything was sent; the message names the member.
+    case invalidArgument(String)
     /// The daemon did not answer within the request's timeout (the connection stays usable; the late
     /// answer is discarded), or, connecting, did not take the connection: its queue of connections
     /// not yet accepted stayed full for `connectPatience` (2 s).
@@ -30,6 +33,7 @@ public enum ClientError: Error, CustomStringConvertible, Sendable, Equatable {
             ([message + " (" + code + ")"] + details.map { "  " + $0 }).joined(separator: "\n")
         case .disconnected(let why): "the connection to hapticd is gone: \(why)"
         case .io(let what): "connection to hapticd failed: \(what)"
+        case .invalidArgument(let what): what
         case .timeout: "hapticd did not answer in time"
         }
     }

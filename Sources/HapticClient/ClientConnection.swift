@@ -143,9 +143,32 @@ final class ClientConnection: @unchecked Sendable {
 
     // MARK: sending
 
+    /// The JSON path of the first number in `body` that is not finite (`rate`, `parameters.intensity`,
+    /// `pattern.Pattern[3].Event.Time`, with its value), or nil.
+    static func nonFiniteNumber(in body: JSONObject) -> String? {
+        func find(_ value: JSONValue, _ path: String) -> String? {
+            switch value {
+            case .number(let x): return x.isFinite ? nil : "\(path) (\(x))"
+            case .array(let items):
+                for (i, item) in items.enumerated() { if let p = find(item, "\(path)[\(i)]") { return p } }
+                return nil
+            case .object(let o):
+                for m in o.members { if let p = find(m.value, path.isEmpty ? m.key : "\(path).\(m.key)") { return p } }
+                return nil
+            case .null, .bool, .string: return nil
+            }
+        }
+        return find(.object(body), "")
+    }
+
     func send(
         _ command: String, _ body: JSONObject, timeout: Double, completion: @escaping @Sendable (Result<ReplyLine, ClientError>) -> Void
     ) throws(ClientError) {
+        // JSON has no form for NaN or an infinity (the writer would make it `null`, which the daemon
+        // reads as "not given": a `rate` of NaN would play at the default rate).
+        if let path = Self.nonFiniteNumber(in: body) {
+            throw .invalidArgument("\(path) is not a finite number: nothing was sent")
+        }
         // A pattern too long to go inline goes first, in pieces (`pattern.upload`), and the request
         // names it: a line is bounded by the daemon's `limits.max_line_bytes`, a pattern only by
         // its `limits.max_upload_bytes`.

@@ -113,6 +113,35 @@ import Testing
         }
     }
 
+    /// JSON has no NaN or infinity: a request holding one is refused before it is written, naming the
+    /// member, in each of the three forms — not sent with `null` there, which the daemon reads as a
+    /// member not given (a `rate` of NaN played at the default rate through hapticctl).
+    @Test func aNumberThatIsNotFiniteIsRefusedBeforeSending() async throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        let cases: [(String, JSONObject, String)] = [
+            ("gain.set", JSONObject(["gain": .number(.nan)]), "gain (nan)"),
+            ("player.send_parameters", JSONObject(["player": .number(1), "parameters": .object(JSONObject(["intensity": .number(.infinity)]))]),
+             "parameters.intensity (inf)"),
+            ("play", JSONObject(["pattern": .object(JSONObject(["Pattern": .array([.object(JSONObject(["Event": .object(JSONObject([
+                "Time": .number(-.infinity), "EventType": .string("HapticTransient")]))]))])]))]),
+             "pattern.Pattern[0].Event.Time (-inf)"),
+        ]
+        for (command, body, path) in cases {
+            #expect { try Self.blocking(client, command, body) } throws: { ($0 as? ClientError) == .invalidArgument("\(path) is not a finite number: nothing was sent") }
+            await #expect { try await client.request(command, body) } throws: { ($0 as? ClientError).map { "\($0)" }?.hasPrefix(path) == true }
+            #expect(throws: ClientError.self) { try client.send(command, body) { _ in Issue.record("a refused request's completion ran") } }
+        }
+        // Nothing of them reached the socket: the connection is whole, and the next reply is ping's.
+        #expect(try await client.request("ping")["pong"] == .bool(true))
+        #expect(daemon.terminate() == 0)
+    }
+
+    /// The blocking form (from async code, `request` names the async one).
+    static func blocking(_ client: HapticClient, _ command: String, _ body: JSONObject) throws -> JSONObject {
+        try client.request(command, body)
+    }
+
     @Test func closeFailsWhatWaitsAndIsIdempotent() throws {
         let daemon = try DaemonProcess()
         let client = try daemon.client()
