@@ -56,7 +56,7 @@ struct Feedback: ParsableCommand {
     enum Kind: String, ExpressibleByArgument, CaseIterable { case impact, selection, notification }
     @Argument(help: "impact, selection or notification.") var type: Kind
     @Argument(help: "The style: light, medium, heavy, soft, rigid (impact); success, warning, error (notification).") var style: String?
-    @Option(help: "0…1: scales the feedback (impact).") var intensity: Double?
+    @Option(parsing: .unconditional, help: "0…1: scales the feedback (impact).") var intensity: Double?
     @OptionGroup var target: EngineTarget
     @OptionGroup var connection: Connection
     func run() throws {
@@ -88,8 +88,8 @@ struct Rumble: ParsableCommand {
         discussion: "The rumble belongs to this hapticctl run: it waits until the rumble is over (a rumble stops when its client leaves). 0 0 stops the rumble of the same connection, which a new hapticctl run never has: it says that nothing was stopped (hapticctl stop stops your players).")
     @Argument(help: "Strong (left, low-frequency) motor, 0…1.") var strong: Double
     @Argument(help: "Weak (right, high-frequency) motor, 0…1.") var weak: Double
-    @Option(name: .customLong("for"), help: "Seconds.") var duration: Double = 0.5
-    @Option(help: "Seconds to wait before it starts.") var delay: Double?
+    @Option(name: .customLong("for"), parsing: .unconditional, help: "Seconds.") var duration: Double = 0.5
+    @Option(parsing: .unconditional, help: "Seconds to wait before it starts.") var delay: Double?
     @Option(help: "Device number (see devices).") var device: Int?
     @Flag(help: "Show live motor bars while it plays.") var bars = false
     @OptionGroup var connection: Connection

@@ -26,6 +26,10 @@ struct Connection: ParsableArguments {
             let result = try client.request(command, body)
             print(json ? JSONWriter.write(.object(result)) : human(result))
             return result
+        } catch .invalidArgument(let what) {
+            // A value given on the command line (`--rate nan`): a usage error, as ArgumentParser's.
+            printError("hapticctl: \(what)")
+            throw ExitCode(2)
         } catch {
             printError("hapticctl: \(error)")
             throw ExitCode(1)
@@ -97,8 +101,8 @@ func subscribeForFollowing(_ client: HapticClient, bars: Bool) {
 
 /// `--at T` (engine time) or `--after S` (seconds from now).
 struct When: ParsableArguments {
-    @Option(help: "When, on the engine's clock (seconds; see engine status).") var at: Double?
-    @Option(help: "When, in seconds from now.") var after: Double?
+    @Option(parsing: .unconditional, help: "When, on the engine's clock (seconds; see engine status).") var at: Double?
+    @Option(parsing: .unconditional, help: "When, in seconds from now.") var after: Double?
 
     func apply(to body: inout JSONObject) {
         if let at { body.append("at", .number(at)) }
@@ -217,7 +221,7 @@ struct Play: ParsableCommand {
     @Argument(help: "A library pattern name, an .ahap file or a .haptic clip.") var pattern: String
     @OptionGroup var target: EngineTarget
     @Flag(help: "Loop until interrupted.") var loop = false
-    @Option(help: "Playback rate (> 0).") var rate: Double?
+    @Option(parsing: .unconditional, help: "Playback rate (> 0).") var rate: Double?
     @Flag(help: "Wait until the pattern has finished.") var wait = false
     @Flag(help: "Show live motor bars while it plays (implies --wait).") var bars = false
     @OptionGroup var connection: Connection
@@ -330,8 +334,8 @@ struct SetPlayer: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "set", abstract: "Change a player's loop, loop end, rate or mute.")
     @OptionGroup var target: PlayerOption
     @Option(help: "on or off.") var loop: String?
-    @Option(help: "Loop end in seconds (0: the pattern's duration).") var loopEnd: Double?
-    @Option(help: "Playback rate (> 0).") var rate: Double?
+    @Option(parsing: .unconditional, help: "Loop end in seconds (0: the pattern's duration).") var loopEnd: Double?
+    @Option(parsing: .unconditional, help: "Playback rate (> 0).") var rate: Double?
     @Option(help: "on or off.") var mute: String?
     @OptionGroup var connection: Connection
 
@@ -455,7 +459,7 @@ struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print events as they happen (Ctrl-C ends).")
     @Option(parsing: .upToNextOption, help: "Events to watch (default: all but device.output).") var events: [String] = []
     @Flag(help: "Show live motor bars (watches device.output).") var bars = false
-    @Option(help: "Stop after this many seconds.") var seconds: Double?
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.") var seconds: Double?
     @OptionGroup var connection: Connection
     func run() throws {
         let client = try connection.client()

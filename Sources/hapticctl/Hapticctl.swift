@@ -171,14 +171,14 @@ struct Render: ParsableCommand {
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case csv, svg, wav }
 
     @Argument(help: "An AHAP or .haptic file.") var file: String
-    @Option(help: "Sampling step in seconds.") var step = 0.004
-    @Option(help: "Start of the window, in seconds.") var from = 0.0
-    @Option(help: "End of the window, in seconds (default: where the output falls silent).") var to: Double?
-    @Option(help: "Most samples to take.") var maxSamples = Offline.defaultMaximumSamples
+    @Option(parsing: .unconditional, help: "Sampling step in seconds.") var step = 0.004
+    @Option(parsing: .unconditional, help: "Start of the window, in seconds.") var from = 0.0
+    @Option(parsing: .unconditional, help: "End of the window, in seconds (default: where the output falls silent).") var to: Double?
+    @Option(parsing: .unconditional, help: "Most samples to take.") var maxSamples = Offline.defaultMaximumSamples
     @Option(help: "csv, svg or wav.") var format = OutputFormat.csv
-    @Option(help: "WAV sample rate in Hz (8000–192000).") var sampleRate = 48_000
+    @Option(parsing: .unconditional, help: "WAV sample rate in Hz (8000–192000).") var sampleRate = 48_000
     @Option(help: "WAV: the locality whose actuators play (default, all, handles, leftHandle, rightHandle).") var locality = "default"
-    @Option(help: "Width of the SVG plot in pixels.") var width = 960.0
+    @Option(parsing: .unconditional, help: "Width of the SVG plot in pixels.") var width = 960.0
     @OptionGroup var profileOption: ProfileOption
     @OptionGroup var fileLimits: FileLimits
     @Option(name: [.short, .long], help: "Write here instead of standard output.") var output: String?
