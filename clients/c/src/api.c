@@ -738,10 +738,15 @@ int hapticd_player_send_parameters(hapticd_player *p, const hapticd_parameter_va
     json_t *params = json_object();
     for (int i = 0; i < count; i++) {
         const char *name = hapticd_parameter_name(values[i].parameter);
-        if (!name || !ok_num(values[i].value)) {
+        if (!name) {
             json_decref(params);
-            return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "hapticd_player_send_parameters: value %d: unknown parameter %d or a non-finite value", i,
+            return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "hapticd_player_send_parameters: value %d: unknown parameter %d (HAPTICD_PARAM_*)", i,
                             values[i].parameter);
+        }
+        if (!ok_num(values[i].value)) {
+            json_decref(params);
+            return hd_error(HAPTICD_E_INVALID_ARGUMENT, NULL, "hapticd_player_send_parameters: value %d (%s): %g is not a finite number", i, name,
+                            values[i].value);
         }
         json_object_set_new(params, name, json_real(values[i].value));
     }

@@ -379,6 +379,11 @@ static void test_player(void) {
     CHECK(wait_trace(&D, 5, pred_last_active, &q));
     v[0].parameter = 77;
     CHECK(hapticd_player_send_parameters(p, v, 1, 0) == HAPTICD_E_INVALID_ARGUMENT);
+    CHECK(strstr(hapticd_last_error(), "unknown parameter 77"));
+    hapticd_parameter_value not_a_number = {HAPTICD_PARAM_INTENSITY, 0, NAN};
+    CHECK(hapticd_player_send_parameters(p, &not_a_number, 1, 0) == HAPTICD_E_INVALID_ARGUMENT);
+    CHECK(strstr(hapticd_last_error(), "intensity") && strstr(hapticd_last_error(), "not a finite number")
+          && !strstr(hapticd_last_error(), "unknown parameter"));
     hapticd_parameter_value bad = {HAPTICD_PARAM_INTENSITY, 0, 3};
     CHECK(hapticd_player_send_parameters(p, &bad, 1, 0) == HAPTICD_E_BAD_REQUEST);
     CHECK(strstr(hapticd_last_error(), "intensity") && strstr(hapticd_last_error(), "0.0…1.0"));

@@ -34,7 +34,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--app", default="org.hapticd.python-cli", help="the app id told to the daemon")
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("play", help="play a library pattern or an AHAP file, until it ends")
-    p.add_argument("pattern", help="a library name (see `patterns`) or a path to an .ahap file")
+    p.add_argument("pattern", help="a library name (see `patterns`), or an AHAP file or .haptic clip")
     p.add_argument("--device", type=int)
     p.add_argument("--locality")
     p.add_argument("--loop", action="store_true", help="loop until Ctrl-C")

@@ -730,7 +730,8 @@ class Pattern:
 
     @classmethod
     def from_file(cls, path: Union[str, "os.PathLike[str]"]) -> "Pattern":
-        """An AHAP file (at most ``MAX_PATTERN_BYTES``)."""
+        """An AHAP file or a Meta Haptics Studio / Lofelt ``.haptic`` clip (the daemon tells them
+        apart by their content), at most ``MAX_PATTERN_BYTES``."""
         try:
             with open(path, "rb") as f:
                 data = f.read(MAX_PATTERN_BYTES + 1)
@@ -773,11 +774,13 @@ class Pattern:
 
 
 def coerce_pattern(p: Union[Pattern, str]) -> Pattern:
-    """A ``Pattern``, or a string: a path (with '/' or ending in .ahap) or a library name."""
+    """A ``Pattern``, or a string: a file (one that exists, or one written as a path: with a '/' or
+    ending in .ahap, .haptic or .json — library names have neither) or a library name, as hapticctl
+    tells them apart."""
     if isinstance(p, Pattern):
         return p
     if isinstance(p, str):
-        if "/" in p or p.endswith(".ahap"):
+        if "/" in p or p.lower().endswith((".ahap", ".haptic", ".json")) or os.path.isfile(p):
             return Pattern.from_file(p)
         return Pattern.named(p)
     raise TypeError("a pattern is a Pattern, a library name or a path")

@@ -13,9 +13,9 @@ from conftest import Daemon
 PKG = str(Path(__file__).resolve().parents[1])
 
 
-def cli(*args: str, sock: str):
+def cli(*args: str, sock: str, cwd=None):
     env = dict(os.environ, PYTHONPATH=PKG, HAPTICD_SOCKET=sock)
-    return subprocess.run([sys.executable, "-m", "hapticd", *args], env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "hapticd", *args], env=env, capture_output=True, text=True, timeout=60, cwd=cwd)
 
 
 def test_play_waits_for_the_end(daemon: Daemon):
@@ -24,6 +24,22 @@ def test_play_waits_for_the_end(daemon: Daemon):
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("playing heartbeat (player ") and r.stdout.rstrip().endswith("finished (finished)")
     assert daemon.still_after(0, after)
+
+
+def test_files_told_from_names_as_hapticctl_does(daemon: Daemon, tmp_path):
+    """A .haptic clip named without a directory plays as hapticctl plays it (not "no pattern named")."""
+    (tmp_path / "clip.haptic").write_text(
+        '{"version":{"major":1,"minor":0,"patch":0},"signals":{"continuous":{"envelopes":'
+        '{"amplitude":[{"time":0,"amplitude":0.5},{"time":0.3,"amplitude":1}]}}}}')
+    (tmp_path / "Tap.AHAP").write_text('{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}')
+    (tmp_path / "plain").write_text('{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}')
+    for name in ("clip.haptic", "Tap.AHAP", "plain"):
+        after = daemon.last_time()
+        r = cli("play", name, sock=daemon.sock, cwd=tmp_path)
+        assert r.returncode == 0, (name, r.stderr)
+        assert daemon.still_after(0, after), name
+    r = cli("play", "missing.haptic", sock=daemon.sock, cwd=tmp_path)
+    assert r.returncode == 1 and "cannot open the pattern file missing.haptic" in r.stderr, r.stderr
 
 
 def test_commands(daemon: Daemon):
