@@ -80,7 +80,9 @@ let package = Package(
             dependencies: ["HapticProtocol", "HapticCore", "BoundedIO", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "AVFAudio"),
         .target(name: "AVFoundation", dependencies: ["AVFAudio"]),
-        .target(name: "CoreHaptics", dependencies: ["AVFAudio", "HapticClient", "HapticCore"]),
+        // Apple's header submodules (`import CoreHaptics.CHHapticEngine`): a module map only.
+        .systemLibrary(name: "CoreHapticsHeaders", path: "Sources/CoreHapticsHeaders"),
+        .target(name: "CoreHaptics", dependencies: ["AVFAudio", "CoreHapticsHeaders", "HapticClient", "HapticCore"]),
         .target(name: "GameController", dependencies: ["CEvdev", "CoreHaptics", "HapticClient", "HapticCore"]),
         .target(name: "HapticFeedback", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
         // The plug-in's C structs and callback types (a header only: nothing to link).

@@ -1,0 +1,1 @@
+/* `import CoreHaptics.CHHapticEvent`: the API is the CoreHaptics Swift module (module.modulemap). */

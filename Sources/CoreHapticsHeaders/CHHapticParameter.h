@@ -1,0 +1,1 @@
+/* `import CoreHaptics.CHHapticParameter`: the API is the CoreHaptics Swift module (module.modulemap). */

@@ -1,0 +1,1 @@
+/* `import CoreHaptics.CHHapticPatternPlayer`: the API is the CoreHaptics Swift module (module.modulemap). */
