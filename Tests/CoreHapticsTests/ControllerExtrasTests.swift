@@ -237,6 +237,34 @@ import Testing
         #expect(!GCController.controllers().contains { $0 === bare })
     }
 
+    /// A virtual (on-screen) controller compiles as Apple's code writes it and fails to connect with
+    /// an error that says why, in both forms; it never becomes a controller (GCVirtualController.swift).
+    @Test func aVirtualControllerFailsToConnectAndSaysWhy() async throws {
+        let configuration = GCVirtualControllerConfiguration()  // as shipping code spells it
+        configuration.elements = [GCInputLeftThumbstick, GCInputButtonA, GCInputButtonB]
+        configuration.isHidden = true
+        let virtual = GCVirtualController(configuration: configuration)
+        virtual.updateConfiguration(forElement: GCInputLeftThumbstick) { element in
+            element.actsAsTouchpad = true
+            return element
+        }
+        var seen: Bool?
+        virtual.changeElement(GCInputLeftThumbstick) { element in
+            seen = element.actsAsTouchpad
+            return element
+        }
+        #expect(seen == true, "the element's configuration is kept")
+        await #expect { try await virtual.connect() } throws: { ($0 as NSError).localizedDescription.contains("GCController.controllers()") }
+        let replied = await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
+            virtual.connect { error in done.resume(returning: error.map { ($0 as NSError).localizedDescription }) }
+        }
+        #expect(replied?.contains("no such overlay") == true)
+        virtual.setValue(1, forButtonElement: GCInputButtonA)
+        virtual.setPosition(CGPoint(x: 0.5, y: 1), forDirectionPadElement: GCInputLeftThumbstick)
+        virtual.disconnect()
+        #expect(virtual.controller == nil)
+    }
+
     /// No keyboard or mouse is exposed (GCKeyboard.swift says why): code finds none, as on a device
     /// without them. Key codes are the HID keyboard usages, as Apple's.
     @Test func keyboardsAndMiceAreAbsentAndKeyCodesAreHIDUsages() {
