@@ -125,8 +125,8 @@ public final class HapticClient: Sendable {
 
     /// Sends a request; `completion` runs once, on the client's reader thread, with the result (or
     /// `.timeout` after `timeout` s, or `.disconnected`, also when writing it failed). Throws only
-    /// when the request could not be sent at all (the connection closed, too many pending), and then
-    /// `completion` does not run.
+    /// when the request could not be sent at all (the connection closed, too many pending, a number
+    /// in it that is not finite: `.invalidArgument`), and then `completion` does not run.
     public func send(
         _ command: String, _ body: JSONObject = JSONObject(), timeout: Double = 10,
         completion: @escaping @Sendable (Result<JSONObject, ClientError>) -> Void
@@ -172,6 +172,12 @@ public final class HapticClient: Sendable {
         setEventHandler { continuation.yield($0) }
         connection.addTermination { continuation.finish() }
         return stream
+    }
+
+    /// The refusal a request with this body would get before anything is sent (a number in it that
+    /// is not finite, named by its JSON path), or nil: for checking arguments before connecting.
+    public static func refusal(of body: JSONObject) -> ClientError? {
+        ClientConnection.nonFiniteNumber(in: body).map { .invalidArgument("\($0) is not a finite number: nothing was sent") }
     }
 
     // MARK: helpers

@@ -146,6 +146,17 @@ final class ClientConnection: @unchecked Sendable {
     /// The JSON path of the first number in `body` that is not finite (`rate`, `parameters.intensity`,
     /// `pattern.Pattern[3].Event.Time`, with its value), or nil.
     static func nonFiniteNumber(in body: JSONObject) -> String? {
+        // A plain walk first: every request pays it (a song-length pattern's hundred thousand
+        // numbers too), the path is made only for the one that fails.
+        func anyNonFinite(_ value: JSONValue) -> Bool {
+            switch value {
+            case .number(let x): return !x.isFinite
+            case .array(let items): return items.contains(where: anyNonFinite)
+            case .object(let o): return o.members.contains { anyNonFinite($0.value) }
+            case .null, .bool, .string: return false
+            }
+        }
+        guard body.members.contains(where: { anyNonFinite($0.value) }) else { return nil }
         func find(_ value: JSONValue, _ path: String) -> String? {
             switch value {
             case .number(let x): return x.isFinite ? nil : "\(path) (\(x))"
@@ -166,9 +177,7 @@ final class ClientConnection: @unchecked Sendable {
     ) throws(ClientError) {
         // JSON has no form for NaN or an infinity (the writer would make it `null`, which the daemon
         // reads as "not given": a `rate` of NaN would play at the default rate).
-        if let path = Self.nonFiniteNumber(in: body) {
-            throw .invalidArgument("\(path) is not a finite number: nothing was sent")
-        }
+        if let refusal = HapticClient.refusal(of: body) { throw refusal }
         // A pattern too long to go inline goes first, in pieces (`pattern.upload`), and the request
         // names it: a line is bounded by the daemon's `limits.max_line_bytes`, a pattern only by
         // its `limits.max_upload_bytes`.
