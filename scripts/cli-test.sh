@@ -146,15 +146,23 @@ check bash -c "'$bin' play ramp --wait | grep -q 'finished (finished)'"
 check bash -c "'$bin' play '$clip' --wait | grep -q 'finished (finished)'"
 if "$bin" play nope 2> "$tmp/err"; then check false; else check grep -q 'no pattern named "nope"' "$tmp/err"; fi
 # A number JSON cannot carry is refused before anything is sent (it was sent as null, which the
-# daemon read as "not given": --rate nan played at the default rate), as a usage error.
+# daemon read as "not given": --rate nan played at the default rate), as a usage error (64, as
+# ArgumentParser's; 2 is "not running").
 for args in "play click --rate nan" "feedback impact heavy --intensity inf" "gain nan" "rumble 0.5 inf"; do
-  set +e; $bin $args > "$tmp/out" 2> "$tmp/err"; rc=$?; set -e
-  check test "$rc" -eq 2
+  set +e; "$bin" $args > "$tmp/out" 2> "$tmp/err"; rc=$?; set -e
+  check test "$rc" -eq 64
   check grep -Eq '^hapticctl: (rate|intensity|gain|weak) \((nan|inf|-inf)\) is not a finite number: nothing was sent$' "$tmp/err"
   check test ! -s "$tmp/out"
 done
+# Found before connecting: without a daemon too, the value's fault, not "not running".
+set +e; HAPTICD_SOCKET="$tmp/none.sock" "$bin" play click --rate nan 2> "$tmp/err"; rc=$?; set -e
+check test "$rc" -eq 64
+check grep -q "rate (nan) is not a finite number" "$tmp/err"
+set +e; "$bin" watch --seconds -1 2> "$tmp/err"; rc=$?; set -e
+check test "$rc" -eq 64
+check grep -q -- "--seconds must be a number of seconds > 0" "$tmp/err"
 # A negative number after an option is its value, not an option: the daemon's own message for it.
-set +e; $bin rumble 0.5 0.5 --for -1 2> "$tmp/err"; rc=$?; set -e
+set +e; "$bin" rumble 0.5 0.5 --for -1 2> "$tmp/err"; rc=$?; set -e
 check test "$rc" -eq 1
 check grep -q '"duration" must be > 0' "$tmp/err"
 # A song-length export (1.9 MB as written, 8 000 transients: over the daemon's 1 MiB request line)

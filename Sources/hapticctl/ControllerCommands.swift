@@ -97,7 +97,7 @@ struct Rumble: ParsableCommand {
         var body = JSONObject(["strong": .number(strong), "weak": .number(weak), "duration": .number(duration)])
         if let delay { body.append("delay", .number(delay)) }
         if let device { body.append("device", .number(Double(device))) }
-        let client = try connection.client()
+        let client = try connection.client(for: body)
         subscribeForFollowing(client, bars: bars)
         let result = try connection.call(client, "rumble", body) { r in
             if r["player"] != nil { return "rumbling on device \(int(r, "device")) for \(Format.fixed(duration, 3)) s" }

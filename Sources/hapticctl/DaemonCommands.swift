@@ -27,9 +27,7 @@ struct Connection: ParsableArguments {
             print(json ? JSONWriter.write(.object(result)) : human(result))
             return result
         } catch .invalidArgument(let what) {
-            // A value given on the command line (`--rate nan`): a usage error, as ArgumentParser's.
-            printError("hapticctl: \(what)")
-            throw ExitCode(2)
+            throw Self.usageError(what)
         } catch {
             printError("hapticctl: \(error)")
             throw ExitCode(1)
@@ -37,7 +35,21 @@ struct Connection: ParsableArguments {
     }
 
     func run(_ command: String, _ body: JSONObject = JSONObject(), human: (JSONObject) -> String) throws {
-        try call(try client(), command, body, human: human)
+        try call(try client(for: body), command, body, human: human)
+    }
+
+    /// `client()`, once `body` is known to be sendable: a value no request can carry (`--rate nan`)
+    /// is found before connecting, as a usage error.
+    func client(for body: JSONObject) throws -> HapticClient {
+        if case .invalidArgument(let what)? = HapticClient.refusal(of: body) { throw Self.usageError(what) }
+        return try client()
+    }
+
+    /// A value given on the command line that no request can carry: said, and exit status 64, as
+    /// ArgumentParser's own usage errors (2 is "hapticd is not running").
+    static func usageError(_ what: String) -> ExitCode {
+        printError("hapticctl: \(what)")
+        return ExitCode.validationFailure
     }
 }
 
@@ -231,7 +243,7 @@ struct Play: ParsableCommand {
         target.apply(to: &body)
         if loop { body.append("loop", .bool(true)) }
         if let rate { body.append("rate", .number(rate)) }
-        let client = try connection.client()
+        let client = try connection.client(for: body)
         let waiting = wait || bars || loop
         if waiting { subscribeForFollowing(client, bars: bars) }
         let result = try connection.call(client, "play", body) { r in "playing \(pattern) on device \(int(r, "device")) as player \(int(r, "player"))" }
@@ -461,6 +473,9 @@ struct Watch: ParsableCommand {
     @Flag(help: "Show live motor bars (watches device.output).") var bars = false
     @Option(parsing: .unconditional, help: "Stop after this many seconds.") var seconds: Double?
     @OptionGroup var connection: Connection
+    func validate() throws {
+        if let seconds { guard seconds.isFinite, seconds > 0 else { throw ValidationError("--seconds must be a number of seconds > 0") } }
+    }
     func run() throws {
         let client = try connection.client()
         var names = events
