@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from typing import Any, List, Optional
 
-from . import Client, HapticdError, NotRunningError
+from . import Client, HapticdError, NotRunningError, Pattern
 
 
 def _print(args: argparse.Namespace, value: Any, text: str) -> None:
@@ -85,7 +86,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 def run(client: Client, args: argparse.Namespace) -> int:
     cmd = args.command
     if cmd == "play":
-        player = client.play(args.pattern, device=args.device, locality=args.locality, loop=args.loop, rate=args.rate)
+        # As hapticctl: on the command line a name that is a file here is that file.
+        pattern = Pattern.from_file(args.pattern) if os.path.exists(args.pattern) else args.pattern
+        player = client.play(pattern, device=args.device, locality=args.locality, loop=args.loop, rate=args.rate)
         _print(args, {"player": player}, f"playing {args.pattern} (player {player})")
         if args.no_wait:
             return 0

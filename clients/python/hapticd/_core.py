@@ -774,13 +774,13 @@ class Pattern:
 
 
 def coerce_pattern(p: Union[Pattern, str]) -> Pattern:
-    """A ``Pattern``, or a string: a file (one that exists, or one written as a path: with a '/' or
-    ending in .ahap, .haptic or .json — library names have neither) or a library name, as hapticctl
-    tells them apart."""
+    """A ``Pattern``, or a string: a file when written as a path (with a '/' or ending in .ahap,
+    .haptic or .json — library names have neither), else a library name. (Not by whether a file of
+    that name exists: a program's library name must not depend on its working directory.)"""
     if isinstance(p, Pattern):
         return p
     if isinstance(p, str):
-        if "/" in p or p.lower().endswith((".ahap", ".haptic", ".json")) or os.path.isfile(p):
+        if "/" in p or p.lower().endswith((".ahap", ".haptic", ".json")):
             return Pattern.from_file(p)
         return Pattern.named(p)
     raise TypeError("a pattern is a Pattern, a library name or a path")
