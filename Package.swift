@@ -82,7 +82,9 @@ let package = Package(
         .target(name: "AVFoundation", dependencies: ["AVFAudio"]),
         // Apple's header submodules (`import CoreHaptics.CHHapticEngine`): a module map only.
         .systemLibrary(name: "CoreHapticsHeaders", path: "Sources/CoreHapticsHeaders"),
-        .target(name: "CoreHaptics", dependencies: ["AVFAudio", "CoreHapticsHeaders", "HapticClient", "HapticCore"]),
+        // (Linux only: on Apple's platforms the SDK's own CoreHaptics framework module has the name.)
+        .target(name: "CoreHaptics", dependencies: [
+            "AVFAudio", .target(name: "CoreHapticsHeaders", condition: .when(platforms: [.linux])), "HapticClient", "HapticCore"]),
         .target(name: "GameController", dependencies: ["CEvdev", "CoreHaptics", "HapticClient", "HapticCore"]),
         .target(name: "HapticFeedback", dependencies: ["CoreHaptics", "HapticClient", "HapticCore"]),
         // The plug-in's C structs and callback types (a header only: nothing to link).
