@@ -63,6 +63,44 @@ public final class AVAudioSession: @unchecked Sendable {
     public static let mediaServicesWereResetNotification = Notification.Name("AVAudioSessionMediaServicesWereResetNotification")
     public static let silenceSecondaryAudioHintNotification = Notification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification")
 
+    /// What an `interruptionNotification`'s `userInfo` would say (`AVAudioSessionInterruptionTypeKey`,
+    /// …): the types an observer decodes it with, Apple's raw values.
+    public enum InterruptionType: UInt, Sendable {
+        case ended = 0
+        case began = 1
+    }
+
+    public struct InterruptionOptions: OptionSet, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let shouldResume = InterruptionOptions(rawValue: 1)
+    }
+
+    public enum InterruptionReason: UInt, Sendable {
+        case `default` = 0
+        case appWasSuspended = 1
+        case builtInMicMuted = 2
+        case routeDisconnected = 4
+    }
+
+    /// What a `routeChangeNotification`'s `userInfo` would say (`AVAudioSessionRouteChangeReasonKey`).
+    public enum RouteChangeReason: UInt, Sendable {
+        case unknown = 0
+        case newDeviceAvailable = 1
+        case oldDeviceUnavailable = 2
+        case categoryChange = 3
+        case override = 4
+        case wakeFromSleep = 6
+        case noSuitableRouteForCategory = 7
+        case routeConfigurationChange = 8
+    }
+
+    /// What a `silenceSecondaryAudioHintNotification`'s `userInfo` would say.
+    public enum SilenceSecondaryAudioHintType: UInt, Sendable {
+        case end = 0
+        case begin = 1
+    }
+
     public struct SetActiveOptions: OptionSet, Sendable {
         public let rawValue: UInt
         public init(rawValue: UInt) { self.rawValue = rawValue }
@@ -102,3 +140,11 @@ public final class AVAudioSession: @unchecked Sendable {
     public func setMode(_ mode: Mode) throws { lock.withLock { _mode = mode } }
     public func setActive(_ active: Bool, options: SetActiveOptions = []) throws {}
 }
+
+/// The `userInfo` keys of the session's notifications (none is posted here), as Apple names them.
+public let AVAudioSessionInterruptionTypeKey = "AVAudioSessionInterruptionTypeKey"
+public let AVAudioSessionInterruptionOptionKey = "AVAudioSessionInterruptionOptionKey"
+public let AVAudioSessionInterruptionReasonKey = "AVAudioSessionInterruptionReasonKey"
+public let AVAudioSessionRouteChangeReasonKey = "AVAudioSessionRouteChangeReasonKey"
+public let AVAudioSessionRouteChangePreviousRouteKey = "AVAudioSessionRouteChangePreviousRouteKey"
+public let AVAudioSessionSilenceSecondaryAudioHintTypeKey = "AVAudioSessionSilenceSecondaryAudioHintTypeKey"

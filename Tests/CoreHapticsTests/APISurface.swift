@@ -72,6 +72,20 @@ private final class HapticManager {
         _ = session.isOtherAudioPlaying || session.secondaryAudioShouldBeSilencedHint || session.categoryOptions.contains(.duckOthers)
         _ = NotificationCenter.default.addObserver(forName: AVAudioSession.interruptionNotification, object: session, queue: .main) { _ in }
         _ = [AVAudioSession.routeChangeNotification, AVAudioSession.mediaServicesWereResetNotification]
+        // The interruption handler apps keep beside an engine (a stranger's second pass: real code).
+        _ = NotificationCenter.default.addObserver(forName: AVAudioSession.interruptionNotification, object: nil, queue: nil) { note in
+            guard let info = note.userInfo, let raw = info[AVAudioSessionInterruptionTypeKey] as? UInt,
+                  let type = AVAudioSession.InterruptionType(rawValue: raw) else { return }
+            switch type {
+            case .began: break
+            case .ended:
+                let options = AVAudioSession.InterruptionOptions(rawValue: info[AVAudioSessionInterruptionOptionKey] as? UInt ?? 0)
+                _ = options.contains(.shouldResume)
+            @unknown default: break
+            }
+        }
+        if let raw = (Notification(name: AVAudioSession.routeChangeNotification).userInfo?[AVAudioSessionRouteChangeReasonKey] as? UInt),
+           AVAudioSession.RouteChangeReason(rawValue: raw) == .oldDeviceUnavailable {}
         engine = try CHHapticEngine(audioSession: .sharedInstance())
         engine = try CHHapticEngine(audioSession: nil)
     }
