@@ -104,7 +104,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         self.pad = pad
         self.info = info
         padHaptics = snapshot == nil ? GCDeviceHaptics(pad: pad) : nil
-        input = Mutex((snapshot, []))
+        reading = Mutex((snapshot, []))
         isBare = false
         bareProfile = nil
         super.init()
@@ -118,7 +118,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         pad = -1
         info = JSONObject()
         padHaptics = nil
-        input = Mutex((nil, []))
+        reading = Mutex((nil, []))
         isBare = true
         bareProfile = GCPhysicalInputProfile(values: InputValues(GamepadState(layout: GamepadLayout(.unknown)).committed), elements: [:])
         super.init()
@@ -263,6 +263,21 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     /// simulated pad) has one that never changes.
     open var extendedGamepad: GCExtendedGamepad? { isBare ? nil : inputProfile }
 
+    /// Apple's iOS 17 input (GCControllerInput.swift): the same elements as `extendedGamepad`, as
+    /// `buttons`, `dpads`…, with their own handlers and a queue of input states; made at the first
+    /// look (which starts reading the pad, as `extendedGamepad` does). A controller made with
+    /// `init()` has one with no elements.
+    open var input: GCControllerLiveInput {
+        liveInput.withLock { live in
+            if let live { return live }
+            let made = GCControllerLiveInput(profile: isBare ? nil : inputProfile, owner: self)
+            live = made
+            return made
+        }
+    }
+
+    private let liveInput = Mutex<GCControllerLiveInput?>(nil)
+
     /// The Siri Remote's profile: no pad of hapticd's has it.
     open var microGamepad: GCMicroGamepad? { nil }
 
@@ -272,7 +287,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     /// A bare controller's profile: no elements.
     private let bareProfile: GCPhysicalInputProfile?
 
-    private let input: Mutex<(profile: GCExtendedGamepad?, readers: [GamepadInput])>
+    private let reading: Mutex<(profile: GCExtendedGamepad?, readers: [GamepadInput])>
 
     /// The profile class Apple gives the pad.
     private var profileClass: GCExtendedGamepad.Type {
@@ -285,7 +300,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
     }
 
     private var inputProfile: GCExtendedGamepad {
-        input.withLock { s in
+        reading.withLock { s in
             if let p = s.profile { return p }
             var reader: GamepadInput?, touchpad: GamepadInput?
             let path: String? = if info["simulated"] != .bool(true), case .string(let p)? = info["path"] { p } else { nil }
@@ -318,7 +333,7 @@ open class GCController: NSObject, GCDevice, @unchecked Sendable {
         }
     }
 
-    deinit { for r in input.withLock({ $0.readers }) { r.stop() } }
+    deinit { for r in reading.withLock({ $0.readers }) { r.stop() } }
 
     /// Always false: these are pads, not part of a device.
     open var isAttachedToDevice: Bool { false }

@@ -467,6 +467,9 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
     private let queued = Atomic<Int>(0)
     static let maximumQueuedReports = 256
 
+    /// The controller's `input` (GCControllerInput.swift), told of each report.
+    let physicalInput = Mutex<WeakBox<GCControllerLiveInput>?>(nil)
+
     /// A pad reported: the values change now; the handlers run on `queue`, in the profile's order:
     /// each element's own, this profile's, `valueDidChangeHandler`, the deprecated `GCGamepad`'s; then
     /// the controller's deprecated `controllerPausedHandler` when the menu button went down.
@@ -483,6 +486,8 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
             return (before, v)
         }
         stamp(time)
+        // The controller's `input` hears of the report once this profile's handlers are queued.
+        defer { physicalInput.withLock { $0?.object }?.report(changed, before: before, after: after, at: time, on: queue) }
         let elements = changed.compactMap { byElement[$0] }
         guard !elements.isEmpty else { return }
         guard queued.add(1, ordering: .relaxed).newValue <= Self.maximumQueuedReports else {

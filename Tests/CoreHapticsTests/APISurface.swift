@@ -418,6 +418,66 @@ private final class ControllerHaptics: @unchecked Sendable {
         _ = controller.microGamepad?.buttonA.value
         controller.physicalInputProfile.valueDidChangeHandler = { profile, element in _ = (profile.lastEventTimestamp, element.aliases) }
         readExtras(controller)
+        readPhysicalInput(controller)
+    }
+
+    /// Input as iOS 17 / macOS 14 code reads it: `controller.input`, its element collections, the
+    /// inputs' handlers and the queue of input states.
+    func readPhysicalInput(_ controller: GCController) {
+        let input: GCControllerLiveInput = controller.input
+        input.queue = DispatchQueue(label: "input")
+        input.inputStateQueueDepth = 20
+        _ = controller.input.buttons[.a]?.pressedInput.isPressed
+        _ = input.dpads[.directionPad]?.xyAxes.value
+        let stick: GCPoint2 = input.dpads[.leftThumbstick]?.xyAxes.value ?? GCPoint2Zero
+        _ = (stick.x, stick.y, NSStringFromGCPoint2(stick), GCPoint2(x: 0, y: 1), GCPoint2())
+        _ = (input.buttons[.leftTrigger]?.pressedInput.value, input.buttons[.home]?.pressedInput.lastPressedStateTimestamp)
+        _ = [GCButtonElementName.a, .b, .x, .y, .leftShoulder, .rightShoulder, .leftTrigger, .rightTrigger, .leftThumbstickButton,
+             .rightThumbstickButton, .menu, .options, .home, .share]
+        _ = [GCDirectionPadElementName.directionPad, .leftThumbstick, .rightThumbstick]
+        _ = (input.buttons[GCInputButtonA], input.elements[GCInputDualShockTouchpadButton], input["Button A"], input.elements[GCButtonElementName.a])
+        _ = (input.elements[GCPhysicalInputElementName(rawValue: "Button B")], input.axes[GCAxisElementName(rawValue: "Axis")], input.switches.isEmpty)
+        _ = (input.buttons.count, input.device, input.lastEventTimestamp, input.lastEventLatency, input.unmappedInput)
+        for element in input.elements {
+            _ = (element.aliases, element.localizedName, element.sfSymbolsName)
+        }
+        for button in input.buttons {
+            let pressed: any GCLinearInput & GCPressedStateInput = button.pressedInput
+            pressed.valueDidChangeHandler = { (element: any GCPhysicalInputElement, input: any GCLinearInput, value: Float) in _ = (element, input.isAnalog, value) }
+            pressed.pressedDidChangeHandler = { element, input, isPressed in _ = (element.localizedName, input.lastPressedStateLatency, isPressed) }
+            _ = (pressed.canWrap, pressed.lastValueTimestamp, pressed.lastValueLatency, pressed.sources.count)
+            button.touchedInput?.touchedDidChangeHandler = { _, input, touched in _ = (input.isTouched, input.lastTouchedStateTimestamp, touched) }
+        }
+        for dpad in input.dpads {
+            dpad.xyAxes.valueDidChangeHandler = { _, input, point in _ = (input.value.x, point.y) }
+            dpad.xAxis.valueDidChangeHandler = { _, axis, value in _ = (axis.value, axis.canWrap, value) }
+            _ = (dpad.yAxis.lastValueLatency, dpad.up.isPressed, dpad.down.value, dpad.left.isPressed, dpad.right.lastPressedStateTimestamp)
+            for case let source as GCPhysicalInputSource in dpad.up.sources where source.direction.contains(.up) {
+                _ = (source.elementAliases, source.elementLocalizedName, source.sfSymbolsName, GCPhysicalInputSourceDirection.notApplicable)
+            }
+        }
+        input.elementValueDidChangeHandler = { (physicalInput: any GCDevicePhysicalInput, element: any GCPhysicalInputElement) in
+            if let button = element as? GCButtonElement, button.pressedInput.isPressed { _ = physicalInput.lastEventTimestamp }
+            if let dpad = element as? GCDirectionPadElement { _ = dpad.xyAxes.value }
+            if let axis = element as? GCAxisElement { _ = (axis.absoluteInput?.value, axis.relativeInput.delta, axis.relativeInput.lastDeltaTimestamp) }
+            if let control = element as? GCSwitchElement { _ = (control.positionInput.position, control.positionInput.positionRange, control.positionInput.isSequential) }
+        }
+        input.inputStateAvailableHandler = { input in
+            while let state = input.nextInputState() {
+                if let changed = state.changedElements() {
+                    for element in changed where state.change(for: element) == .changed { _ = element.localizedName }
+                }
+                _ = state.buttons[.b]?.pressedInput.isPressed
+            }
+        }
+        let frozen: GCControllerInputState = input.capture()
+        _ = frozen.dpads[.rightThumbstick]?.xAxis.value
+        let physical: any GCDevicePhysicalInput = input
+        let state: any GCDevicePhysicalInputState = physical.capture()
+        _ = (state.buttons[.x], physical.inputStateQueueDepth, physical.queue)
+        if let next = input.nextInputState() { _ = (next.change(for: next.elements.first!), next.lastEventTimestamp) }
+        _ = [GCDevicePhysicalInputElementChange.unknownChange, .noChange, .changed]
+        _ = GCController().input.elements.isEmpty  // a placeholder's
     }
 
     /// The rest of a controller as controller code reads it: battery, motion, the pads' own profiles,
