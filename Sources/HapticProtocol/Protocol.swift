@@ -74,7 +74,12 @@ public struct Request: Sendable {
         }
         let id = o["id"] ?? .null
         switch id {
-        case .number, .string: break
+        case .number(let x) where x.isFinite: break
+        case .string: break
+        case .number:
+            // Read as an infinity (`1e400`): no reply could echo it (JSON has no form for it), so
+            // the request is refused rather than run under an id its client would never see.
+            throw RequestParseError(id: .null, error: ProtocolError(.badRequest, "\"id\" must be a finite number or a string"))
         case .null: throw RequestParseError(id: .null, error: ProtocolError(.badRequest, "missing \"id\" (a number or a string)"))
         default: throw RequestParseError(id: .null, error: ProtocolError(.badRequest, "\"id\" must be a number or a string, not \(id.kindName)"))
         }
