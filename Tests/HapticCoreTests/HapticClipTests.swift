@@ -147,7 +147,7 @@ import Testing
         (#"{"version": {"major": 1}, "signals": {}}"#, "signals.continuous", "missing: a .haptic clip holds one continuous signal"),
         (#"{"version": {"major": 1}, "signals": {"continuous": {}}}"#, "signals.continuous.envelopes", "missing: the continuous signal holds its envelopes"),
         (#"{"version": {"major": 1}, "signals": {"continuous": {"envelopes": {"frequency": []}}}}"#, "signals.continuous.envelopes.amplitude", "missing: the amplitude envelope is required"),
-        (clip(amplitude: ""), "signals.continuous.envelopes.amplitude", "the amplitude envelope is empty; a clip needs at least two breakpoints"),
+        (clip(amplitude: ""), "signals.continuous.envelopes.amplitude", "the amplitude envelope is empty; a clip needs at least one breakpoint"),
         (clip(amplitude: #"{"time": -1, "amplitude": 0}"#), "signals.continuous.envelopes.amplitude[0].time", "-1.0 is negative; times and durations must be ≥ 0"),
         (clip(amplitude: #"{"time": NaN, "amplitude": 0}"#), "signals.continuous.envelopes.amplitude[0].time", "nan is not a finite number"),
         (clip(amplitude: #"{"time": 0, "amplitude": "loud"}"#), "signals.continuous.envelopes.amplitude[0].amplitude", "expected a number, found a string"),

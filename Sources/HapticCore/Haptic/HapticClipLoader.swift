@@ -97,7 +97,7 @@ private struct ClipReader {
         }
         guard d.errors.isEmpty else { return pattern }
         if amplitude.isEmpty {
-            d.error(apath, "the amplitude envelope is empty; a clip needs at least two breakpoints")
+            d.error(apath, "the amplitude envelope is empty; a clip needs at least one breakpoint")
             return pattern
         }
 
