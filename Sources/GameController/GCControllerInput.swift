@@ -58,9 +58,12 @@ final class InputReadings: Sendable {
         time > 0 ? max(0, (takenAt ?? HapticService.now()) - time) : 0
     }
 
-    /// A copy apart from the pad.
+    /// A copy apart from the pad: the values and their timestamps of one moment. The live input
+    /// records a report while the profile's values lock is held (`GCControllerLiveInput.record`), so
+    /// reading both under that lock sees a report whole or not at all.
     func frozen(at time: TimeInterval) -> InputReadings {
-        InputReadings(values: InputValues(values.read { $0 }), clock: clock.withLock { $0 }, takenAt: time)
+        let (v, c) = values.read { v in (v, clock.withLock { $0 }) }
+        return InputReadings(values: InputValues(v), clock: c, takenAt: time)
     }
 }
 
@@ -323,33 +326,38 @@ open class GCControllerInputState: NSObject, GCDevicePhysicalInputState, @unchec
 }
 
 /// A state from the live input's queue: its values when the pad reported, and what changed since
-/// the state before it.
+/// the state before it — unknown (nil) for the first state and for one whose previous state the
+/// queue dropped, as Apple's.
 final class QueuedInputState: GCControllerInputState, GCDevicePhysicalInputStateDiff, @unchecked Sendable {
     // @unchecked Sendable: as GCControllerInputState; `changed` is immutable.
-    let changed: Set<GamepadElement>
+    let changed: Set<GamepadElement>?
 
-    init(readings: InputReadings, classic: [GamepadElement: GCControllerElement], owner: GCController?, changed: Set<GamepadElement>) {
+    init(readings: InputReadings, classic: [GamepadElement: GCControllerElement], owner: GCController?, changed: Set<GamepadElement>?) {
         self.changed = changed
         super.init(readings: readings, classic: classic, owner: owner)
     }
 
     /// Whether the element changed; the element may be this state's or the same control's of
-    /// another state (the live input's, say). `.unknownChange` for an element of no control here.
+    /// another state (the live input's, say). `.unknownChange` when the state before is unknown, and
+    /// for an element of no control here.
     func change(for element: any GCPhysicalInputElement) -> GCDevicePhysicalInputElementChange {
-        guard let e = element as? PhysicalElement, byElement[e.element] != nil else { return .unknownChange }
+        guard let changed, let e = element as? PhysicalElement, byElement[e.element] != nil else { return .unknownChange }
         return changed.contains(e.element) ? .changed : .noChange
     }
 
     func __changedElements() -> [any GCPhysicalInputElement]? {
-        elements.filter { ($0 as? PhysicalElement).map { changed.contains($0.element) } ?? false }
+        guard let changed else { return nil }
+        return elements.filter { ($0 as? PhysicalElement).map { changed.contains($0.element) } ?? false }
     }
 }
 
 /// Apple's `GCControllerLiveInput` (`GCController.input`): the controller's elements, reading the
 /// pad as it is now, with their handlers; `capture()` a copy apart from the pad; and a queue of the
-/// states the pad went through (`inputStateQueueDepth` deep, 1 unless set: the oldest go first).
-/// Per report, on `queue`: for each element that changed, its inputs' handlers, then
-/// `elementValueDidChangeHandler`; then `inputStateAvailableHandler` once. A controller without a
+/// states the pad went through (`inputStateQueueDepth` deep, 1 unless set: the oldest go first, and
+/// the state after one that went says its changes are unknown). Per report, on `queue`: for each
+/// element that changed, its inputs' handlers, then `elementValueDidChangeHandler`; then
+/// `inputStateAvailableHandler` when a state came into an empty queue, and not again until the queue
+/// was drained (`nextInputState()` gave nil, or its last state), as Apple's. A controller without a
 /// pad (`GCController()`) has one with no elements that never changes.
 open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput, @unchecked Sendable {
     // @unchecked Sendable: as GCControllerInputState; the handlers, queue and queued states are
@@ -361,7 +369,8 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
     struct Record {
         var values: GamepadState.Values
         var clock: InputReadings.Clock
-        var changed: Set<GamepadElement>
+        /// nil: not known (the first state, or one whose previous state was dropped).
+        var changed: Set<GamepadElement>?
     }
 
     private struct Local {
@@ -370,6 +379,10 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
         var stateHandler = Unchecked<StateHandler?>(nil)
         var depth = 1
         var pending: [Record] = []
+        /// A state was queued before: the next one's changes are known (unless one is dropped).
+        var queuedBefore = false
+        /// `inputStateAvailableHandler` was called (or is on its way) and the queue not drained since.
+        var announced = false
     }
 
     private let local = Mutex(Local())
@@ -385,8 +398,8 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
         profile?.physicalInput.withLock { $0 = WeakBox(self) }
     }
 
-    /// The controller's input without remapping: this one (nothing is remapped here).
-    open var unmappedInput: GCControllerLiveInput? { self }
+    /// The controller's input without the system's remapping: this one (nothing is remapped here).
+    open var unmapped: GCControllerLiveInput? { self }
 
     /// Where the handlers run: the controller's `handlerQueue` unless set (nil sets it back).
     open var queue: DispatchQueue? {
@@ -427,9 +440,18 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
     open func capture() -> any GCDevicePhysicalInputState { capture() as GCControllerInputState }
 
     /// The oldest queued state, taken off the queue (nil when none is). Its `changedElements()` are
-    /// those that changed since the state before it, including any the queue dropped for depth.
+    /// those that changed since the state before it; nil for the first state and after a drop.
     open func nextInputState() -> (GCControllerInputState & GCDevicePhysicalInputStateDiff)? {
-        guard let r = local.withLock({ $0.pending.isEmpty ? nil : $0.pending.removeFirst() }) else { return nil }
+        let taken = local.withLock { s -> Record? in
+            guard !s.pending.isEmpty else {
+                s.announced = false
+                return nil
+            }
+            let r = s.pending.removeFirst()
+            if s.pending.isEmpty { s.announced = false }
+            return r
+        }
+        guard let r = taken else { return nil }
         let readings = InputReadings(values: InputValues(r.values), clock: r.clock, takenAt: HapticService.now())
         return QueuedInputState(readings: readings, classic: classic, owner: owner, changed: r.changed)
     }
@@ -439,23 +461,31 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
         nextInputState() as (GCControllerInputState & GCDevicePhysicalInputStateDiff)?
     }
 
-    /// Drops the oldest states past the depth; the next keeps what they changed.
+    /// Drops the oldest states past the depth; the one after a dropped state does not know its changes.
     private static func trim(_ s: inout Local) {
-        while s.pending.count > s.depth {
-            let dropped = s.pending.removeFirst()
-            s.pending[0].changed.formUnion(dropped.changed)
-        }
+        guard s.pending.count > s.depth else { return }
+        s.pending.removeFirst(s.pending.count - s.depth)
+        s.pending[0].changed = nil
     }
 
-    /// A report the extended profile took (GCExtendedGamepad.deliver, on the reader's thread): the
-    /// timestamps and the queue change now; the handlers run on `queue` (else `deviceQueue`, the
-    /// controller's `handlerQueue`).
-    func report(_ changed: [GamepadElement], before: GamepadState.Values, after: GamepadState.Values, at time: TimeInterval,
-                on deviceQueue: DispatchQueue) {
+    /// What a report's handlers need, made while it is recorded.
+    struct Delivery {
+        let fired: [PhysicalElement]
+        let before: GamepadState.Values
+        let after: GamepadState.Values
+        let announce: Bool
+        let queue: DispatchQueue?
+    }
+
+    /// A report the extended profile is taking (GCExtendedGamepad.deliver, on a reader's thread,
+    /// **with the profile's values lock held**, so that reports are recorded in the order their
+    /// values were applied and a capture sees a report whole or not at all): the timestamps and the
+    /// queue of states change now. Only locks of its own are taken here, and no handler runs; nil
+    /// when no element's value changed.
+    func record(_ changed: [GamepadElement], before: GamepadState.Values, after: GamepadState.Values, at time: TimeInterval) -> Delivery? {
         let hit = changed.compactMap { byElement[$0] }
-        guard !hit.isEmpty else { return }
+        guard !hit.isEmpty else { return nil }
         let (fired, clock) = readings.clock.withLock { c -> ([PhysicalElement], InputReadings.Clock) in
-            c.lastEvent = max(c.lastEvent, time)
             var fired: [PhysicalElement] = []
             for element in hit {
                 var moved = false
@@ -464,26 +494,40 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
                 }
                 if moved { fired.append(element) }
             }
+            if !fired.isEmpty { c.lastEvent = max(c.lastEvent, time) }
             return (fired, c)
         }
-        guard !fired.isEmpty else { return }
-        let own = local.withLock { s -> DispatchQueue? in
-            s.pending.append(Record(values: after, clock: clock, changed: Set(fired.map(\.element))))
+        guard !fired.isEmpty else { return nil }
+        let (announce, own) = local.withLock { s -> (Bool, DispatchQueue?) in
+            s.pending.append(Record(values: after, clock: clock, changed: s.queuedBefore ? Set(fired.map(\.element)) : nil))
+            s.queuedBefore = true
             Self.trim(&s)
-            return s.queue
+            // Announced once until drained; not while no handler is set (one set later hears of the
+            // next state).
+            let announce = !s.announced && s.stateHandler.value != nil
+            if announce { s.announced = true }
+            return (announce, s.queue)
         }
+        return Delivery(fired: fired, before: before, after: after, announce: announce, queue: own)
+    }
+
+    /// Runs a recorded report's handlers on `queue` (else `deviceQueue`, the controller's
+    /// `handlerQueue`), after the profile's own handlers were queued, with no lock held.
+    func deliver(_ d: Delivery, on deviceQueue: DispatchQueue) {
         guard queued.add(1, ordering: .relaxed).newValue <= GCExtendedGamepad.maximumQueuedReports else {
             queued.subtract(1, ordering: .relaxed)
+            // Its announcement is not lost: the queue stays announced only if a call is on its way.
+            if d.announce { local.withLock { $0.announced = false } }
             return
         }
         let job = Unchecked({ [self] in
             defer { queued.subtract(1, ordering: .relaxed) }
-            for element in fired {
-                for part in element.parts { part.deliver(element, before: before, after: after) }
+            for element in d.fired {
+                for part in element.parts { part.deliver(element, before: d.before, after: d.after) }
                 elementValueDidChangeHandler?(self, element)
             }
-            inputStateAvailableHandler?(self)
+            if d.announce { inputStateAvailableHandler?(self) }
         })
-        (own ?? deviceQueue).async { job.value() }
+        (d.queue ?? deviceQueue).async { job.value() }
     }
 }

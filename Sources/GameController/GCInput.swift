@@ -476,18 +476,20 @@ open class GCExtendedGamepad: GCPhysicalInputProfile, @unchecked Sendable {
     /// Only the changed elements' values are taken from `after`: a pad with a touchpad has two
     /// readers (its node and the touchpad's), each with its own elements.
     func deliver(_ changed: [GamepadElement], after reported: GamepadState.Values, at time: TimeInterval, on queue: DispatchQueue) {
-        let (before, after) = values.values.withLock { v -> (GamepadState.Values, GamepadState.Values) in
+        // The controller's `input` records the report under the values lock (its states in the order
+        // the values changed, its captures whole), and runs its handlers after this profile's.
+        let live = physicalInput.withLock { $0?.object }
+        let (before, after, recorded) = values.values.withLock { v -> (GamepadState.Values, GamepadState.Values, GCControllerLiveInput.Delivery?) in
             let before = v
             for e in changed {
                 v.buttons[e.rawValue] = reported.buttons[e.rawValue]
                 v.x[e.rawValue] = reported.x[e.rawValue]
                 v.y[e.rawValue] = reported.y[e.rawValue]
             }
-            return (before, v)
+            return (before, v, live?.record(changed, before: before, after: v, at: time))
         }
         stamp(time)
-        // The controller's `input` hears of the report once this profile's handlers are queued.
-        defer { physicalInput.withLock { $0?.object }?.report(changed, before: before, after: after, at: time, on: queue) }
+        defer { if let live, let recorded { live.deliver(recorded, on: queue) } }
         let elements = changed.compactMap { byElement[$0] }
         guard !elements.isEmpty else { return }
         guard queued.add(1, ordering: .relaxed).newValue <= Self.maximumQueuedReports else {

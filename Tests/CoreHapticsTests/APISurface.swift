@@ -437,7 +437,7 @@ private final class ControllerHaptics: @unchecked Sendable {
         _ = [GCDirectionPadElementName.directionPad, .leftThumbstick, .rightThumbstick]
         _ = (input.buttons[GCInputButtonA], input.elements[GCInputDualShockTouchpadButton], input["Button A"], input.elements[GCButtonElementName.a])
         _ = (input.elements[GCPhysicalInputElementName(rawValue: "Button B")], input.axes[GCAxisElementName(rawValue: "Axis")], input.switches.isEmpty)
-        _ = (input.buttons.count, input.device, input.lastEventTimestamp, input.lastEventLatency, input.unmappedInput)
+        _ = (input.buttons.count, input.device, input.lastEventTimestamp, input.lastEventLatency, input.unmapped)
         for element in input.elements {
             _ = (element.aliases, element.localizedName, element.sfSymbolsName)
         }

@@ -37,7 +37,7 @@ import Testing
         controller.handlerQueue = queue
         let input = controller.input
         let pad = try #require(controller.extendedGamepad)
-        #expect(controller.input === input && input.unmappedInput === input && input.device === controller)
+        #expect(controller.input === input && input.unmapped === input && input.device === controller)
         #expect(input.queue === queue, "the controller's handler queue unless set")
 
         // The DualSense's profile: 13 buttons and the touchpad's click; the d-pad, two sticks and two touches.
@@ -107,6 +107,9 @@ import Testing
         }
         input.inputStateAvailableHandler = { physical in
             physical.inputStateAvailableHandler = physical.inputStateAvailableHandler
+            // Drained, so that the next state is announced again (Apple: "not again until your
+            // game processes all input states in the queue").
+            while physical.nextInputState() != nil {}
             note("available")
         }
         Self.report(pad, at: 1, on: queue, Self.press(.buttonA, 1))
@@ -115,8 +118,8 @@ import Testing
         #expect(log.withLock { $0 } == [
             "handler: classic A true",
             "handler: A value 1.0 true", "handler: A pressed true true", "handler: element button true 1.0 true", "handler: available",
-            "handler: dpad 0.0 1.0", "handler: up true", "handler: element dpad 1.0 true", "handler: available",
-        ], "the x axis did not move: its handler does not run")
+            "handler: dpad 0.0 1.0", "handler: up true", "handler: element dpad 1.0 true",
+        ], "the x axis did not move: its handler does not run; the second state came before the first call drained the queue, so it was not announced again")
 
         // The input's own queue, when set, in place of the controller's.
         let own = DispatchQueue(label: "test.physical.own")
@@ -127,8 +130,10 @@ import Testing
         Self.report(pad, at: 3, on: queue, Self.press(.buttonA, 0))
         queue.sync {}
         own.sync {}
-        #expect(log.withLock { $0 } == [
-            "handler: classic A false",
+        // Two queues: each in its order, the two interleaved as they run.
+        let logged = log.withLock { $0 }
+        #expect(logged.filter { $0.hasPrefix("handler:") } == ["handler: classic A false"])
+        #expect(logged.filter { !$0.hasPrefix("handler:") } == [
             "own: A value 0.0 true", "own: A pressed false true", "own: element button false 3.0 true", "own: available",
         ])
         input.queue = nil
@@ -142,6 +147,15 @@ import Testing
         let input = controller.input
         let pad = try #require(controller.extendedGamepad)
         #expect(input.inputStateQueueDepth == 1 && input.nextInputState() == nil)
+        // The first state has none before it: its changes are unknown; the next one's are known.
+        Self.report(pad, at: 0.5, on: queue, Self.press(.buttonY, 1))
+        let firstEver = try #require(input.nextInputState())
+        let firstY = try #require(firstEver.buttons[.y])
+        #expect(firstEver.changedElements() == nil && firstEver.change(for: firstY) == .unknownChange)
+        Self.report(pad, at: 0.75, on: queue, Self.press(.buttonY, 0))
+        let next = try #require(input.nextInputState())
+        let nextY = try #require(next.buttons[.y]), nextA = try #require(next.buttons[.a])
+        #expect(next.change(for: nextY) == .changed && next.change(for: nextA) == .noChange)
         input.inputStateQueueDepth = 0
         #expect(input.inputStateQueueDepth == 1, "less than 1 is ignored")
         input.inputStateQueueDepth = .max
@@ -159,17 +173,14 @@ import Testing
         #expect(first.lastEventTimestamp == 3 && first.device === controller)
         #expect(first.buttons[.a]?.pressedInput.isPressed == false && first.buttons[.b]?.pressedInput.isPressed == true)
         #expect(first.buttons[.x]?.pressedInput.isPressed == false, "X went down after this state")
-        var changed = Set<String>()
-        if let elements = first.changedElements() {
-            for element in elements { changed.insert(element.localizedName ?? "?") }
-        }
-        #expect(changed == [GCInputButtonA, GCInputButtonB], "the dropped states' changes are kept in the oldest one left")
+        // The state before it was dropped: what changed since is unknown (Apple: nil, `.unknownChange`).
         let liveA = try #require(input.buttons[.a]), liveX = try #require(input.buttons[.x])
-        #expect(first.change(for: liveA) == .changed && first.change(for: liveX) == .noChange)
-        #expect(first.change(for: try #require(first.buttons[.b])) == .changed)
+        #expect(first.changedElements() == nil && first.change(for: liveA) == .unknownChange && first.change(for: liveX) == .unknownChange)
 
         let second = try #require(input.nextInputState())
-        #expect(second.lastEventTimestamp == 4 && second.buttons[.x]?.pressedInput.isPressed == true && second.change(for: liveA) == .noChange)
+        #expect(second.lastEventTimestamp == 4 && second.buttons[.x]?.pressedInput.isPressed == true)
+        let secondX = try #require(second.buttons[.x])
+        #expect(second.change(for: liveA) == .noChange && second.change(for: liveX) == .changed && second.change(for: secondX) == .changed)
         let third = try #require(input.nextInputState())
         #expect(third.dpads[.leftThumbstick]?.xyAxes.value.x == -1 && third.dpads[.leftThumbstick]?.left.isPressed == true)
         var thirdChanged: [any GCPhysicalInputElement] = []
@@ -240,5 +251,124 @@ import Testing
         #expect(scripted.input.buttons[.a]?.pressedInput.isPressed == true && scripted.input.dpads[.directionPad]?.left.isPressed == true)
         let frozen = scripted.capture()
         #expect(frozen.input.buttons[.a]?.pressedInput.isPressed == true && frozen.input !== scripted.input)
+    }
+}
+
+/// What a stranger checked against Apple's documented behaviour ("Handling input events",
+/// `GCDevicePhysicalInputStateDiff.changedElements()`), and the input from several threads.
+extension PhysicalInputTests {
+    /// Apple: the handler is called when a new input state becomes available, "and not again until
+    /// your game processes all input states in the queue".
+    @Test func theAvailableHandlerIsNotCalledAgainUntilTheQueueIsDrained() throws {
+        let controller = ControllerExtrasTests.controller("generic")
+        let queue = DispatchQueue(label: "test.physical.available")
+        controller.handlerQueue = queue
+        let input = controller.input
+        let pad = try #require(controller.extendedGamepad)
+        input.inputStateQueueDepth = 20
+        let calls = Mutex(0)
+        input.inputStateAvailableHandler = { _ in calls.withLock { $0 += 1 } }  // does not drain
+        for t in 1...5 { Self.report(pad, at: TimeInterval(t), on: queue, Self.press(.buttonA, Float(t % 2))) }
+        queue.sync {}
+        #expect(calls.withLock { $0 } == 1)
+        var taken = 0
+        while input.nextInputState() != nil { taken += 1 }
+        #expect(taken == 5)
+        Self.report(pad, at: 6, on: queue, Self.press(.buttonA, 0))
+        queue.sync {}
+        #expect(calls.withLock { $0 } == 2, "drained: the next state is announced")
+    }
+
+    /// A capture is one moment: a pressed A carries the timestamp of the report that pressed it, while
+    /// another thread reports (odd times press, even times release).
+    @Test func capturesAmidReportsAreEachOneMoment() throws {
+        let controller = ControllerExtrasTests.controller("xbox-one-usb")
+        let queue = DispatchQueue(label: "test.physical.capture")
+        controller.handlerQueue = queue
+        let input = controller.input
+        let pad = try #require(controller.extendedGamepad)
+        input.inputStateQueueDepth = 64
+        input.inputStateAvailableHandler = { p in while p.nextInputState() != nil {} }
+        let stop = Atomic<Bool>(false)
+        let bad = Mutex<[String]>([])
+        let reporter = DispatchGroup()
+        DispatchQueue.global().async(group: reporter) {
+            var t = 1
+            while !stop.load(ordering: .relaxed) {
+                Self.report(pad, at: TimeInterval(t), on: queue, Self.press(.buttonA, Float(t % 2)))
+                t += 1
+                if t % 200 == 0 { queue.sync {} }
+            }
+        }
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<3_000 {
+                let s = input.capture()
+                guard let a = s.buttons[.a]?.pressedInput else { continue }
+                let pressed = a.isPressed, ts = a.lastPressedStateTimestamp, last = s.lastEventTimestamp
+                if ts > 0, (Int(ts) % 2 == 1) != pressed || last < ts {
+                    bad.withLock { if $0.count < 5 { $0.append("pressed \(pressed) pressed at \(ts) last event \(last)") } }
+                }
+            }
+        }
+        stop.store(true, ordering: .relaxed)
+        reporter.wait()
+        queue.sync {}
+        #expect(bad.withLock { $0 }.isEmpty)
+    }
+
+    /// Two readers of one pad (its node and its touchpad's) report at once: the queued states follow
+    /// the order the values changed in (each stick only moves forward).
+    @Test func statesFromTwoReadersKeepTheirOrder() throws {
+        let controller = ControllerExtrasTests.controller("dualsense-usb")
+        let queue = DispatchQueue(label: "test.physical.order")
+        controller.handlerQueue = queue
+        let input = controller.input
+        let pad = try #require(controller.extendedGamepad)
+        input.inputStateQueueDepth = 1024
+        var backwards = 0, states = 0
+        for _ in 0..<4 {
+            for e in [GamepadElement.leftThumbstick, .rightThumbstick] { Self.report(pad, at: 0, on: queue, Self.move(e, x: -0.5, y: 0)) }
+            queue.sync {}
+            while input.nextInputState() != nil {}
+            DispatchQueue.concurrentPerform(iterations: 2) { reader in
+                let e: GamepadElement = reader == 0 ? .leftThumbstick : .rightThumbstick
+                for i in 1...500 {
+                    // Each reader changes only its own element (as GamepadInput's two readers do).
+                    var after = GamepadState(layout: GamepadLayout(.unknown)).committed
+                    after.x[e.rawValue] = Float(i) / 1000
+                    pad.deliver([e], after: after, at: TimeInterval(i), on: queue)
+                }
+            }
+            queue.sync {}
+            var lastL: Float = -1, lastR: Float = -1
+            while let s = input.nextInputState() {
+                states += 1
+                let l = s.dpads[.leftThumbstick]?.xAxis.value ?? 0, r = s.dpads[.rightThumbstick]?.xAxis.value ?? 0
+                if l < lastL || r < lastR { backwards += 1 }
+                lastL = l
+                lastR = r
+            }
+        }
+        #expect(states == 4 * 1000 && backwards == 0)
+    }
+
+    /// A handler queue that never runs: the states stay at the depth, the handler is announced once.
+    @Test func aStalledQueueStaysBounded() throws {
+        let controller = ControllerExtrasTests.controller("generic")
+        let queue = DispatchQueue(label: "test.physical.stalled")
+        controller.handlerQueue = queue
+        let input = controller.input
+        let pad = try #require(controller.extendedGamepad)
+        input.inputStateQueueDepth = 1_000_000
+        let calls = Atomic<Int>(0)
+        input.inputStateAvailableHandler = { _ in calls.add(1, ordering: .relaxed) }
+        input.elementValueDidChangeHandler = { _, _ in }
+        queue.suspend()
+        for t in 1...5_000 { Self.report(pad, at: TimeInterval(t), on: queue, Self.press(.buttonA, Float(t % 2))) }
+        queue.resume()
+        queue.sync {}
+        var n = 0
+        while input.nextInputState() != nil { n += 1 }
+        #expect(n == GCControllerLiveInput.maximumInputStateQueueDepth && calls.load(ordering: .relaxed) == 1)
     }
 }
