@@ -112,8 +112,11 @@ import Testing
             while physical.nextInputState() != nil {}
             note("available")
         }
+        // Both reports before the queue runs: the first call drains both states.
+        queue.suspend()
         Self.report(pad, at: 1, on: queue, Self.press(.buttonA, 1))
         Self.report(pad, at: 2, on: queue, Self.move(.dpad, x: 0, y: 1))
+        queue.resume()
         queue.sync {}
         #expect(log.withLock { $0 } == [
             "handler: classic A true",
