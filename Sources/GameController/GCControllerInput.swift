@@ -341,7 +341,9 @@ final class QueuedInputState: GCControllerInputState, GCDevicePhysicalInputState
     /// another state (the live input's, say). `.unknownChange` when the state before is unknown, and
     /// for an element of no control here.
     func change(for element: any GCPhysicalInputElement) -> GCDevicePhysicalInputElementChange {
-        guard let changed, let e = element as? PhysicalElement, byElement[e.element] != nil else { return .unknownChange }
+        // The same control of this controller: a state's elements and the live input's are named
+        // after the same classic elements; another controller's are not.
+        guard let changed, let e = element as? PhysicalElement, byElement[e.element]?.names === e.names else { return .unknownChange }
         return changed.contains(e.element) ? .changed : .noChange
     }
 
@@ -378,7 +380,22 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
         var elementHandler = Unchecked<ElementHandler?>(nil)
         var stateHandler = Unchecked<StateHandler?>(nil)
         var depth = 1
+        /// The queued states: `pending[head...]` (taken from the front by moving `head`, the array
+        /// compacted now and then, so that a deep queue costs no shifting per report).
         var pending: [Record] = []
+        var head = 0
+        var count: Int { pending.count - head }
+
+        mutating func dropFirst(_ n: Int) {
+            head += n
+            if head == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 64 && head * 2 > pending.count {
+                pending.removeFirst(head)
+                head = 0
+            }
+        }
         /// A state was queued before: the next one's changes are known (unless one is dropped).
         var queuedBefore = false
         /// `inputStateAvailableHandler` was called (or is on its way) and the queue not drained since.
@@ -417,7 +434,8 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
         set { let h = Unchecked(newValue); local.withLock { $0.stateHandler = h } }
     }
 
-    /// How many states the queue keeps: 1 unless set; less than 1 is ignored (as Apple's), more
+    /// How many states the queue keeps: 1 unless set (Apple's default: no buffering); less than 1 is
+    /// ignored (the queue keeps at least the newest state), more
     /// than `maximumInputStateQueueDepth` taken as that. States past it go, the oldest first.
     open var inputStateQueueDepth: Int {
         get { local.withLock { $0.depth } }
@@ -443,12 +461,13 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
     /// those that changed since the state before it; nil for the first state and after a drop.
     open func nextInputState() -> (GCControllerInputState & GCDevicePhysicalInputStateDiff)? {
         let taken = local.withLock { s -> Record? in
-            guard !s.pending.isEmpty else {
+            guard s.count > 0 else {
                 s.announced = false
                 return nil
             }
-            let r = s.pending.removeFirst()
-            if s.pending.isEmpty { s.announced = false }
+            let r = s.pending[s.head]
+            s.dropFirst(1)
+            if s.count == 0 { s.announced = false }
             return r
         }
         guard let r = taken else { return nil }
@@ -463,9 +482,9 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
 
     /// Drops the oldest states past the depth; the one after a dropped state does not know its changes.
     private static func trim(_ s: inout Local) {
-        guard s.pending.count > s.depth else { return }
-        s.pending.removeFirst(s.pending.count - s.depth)
-        s.pending[0].changed = nil
+        guard s.count > s.depth else { return }
+        s.dropFirst(s.count - s.depth)
+        s.pending[s.head].changed = nil
     }
 
     /// What a report's handlers need, made while it is recorded.
@@ -526,7 +545,15 @@ open class GCControllerLiveInput: GCControllerInputState, GCDevicePhysicalInput,
                 for part in element.parts { part.deliver(element, before: d.before, after: d.after) }
                 elementValueDidChangeHandler?(self, element)
             }
-            if d.announce { inputStateAvailableHandler?(self) }
+            if d.announce {
+                if let handler = inputStateAvailableHandler {
+                    handler(self)
+                } else {
+                    // Taken away since: the queue is not announced, so that one set later hears
+                    // of the next state.
+                    local.withLock { $0.announced = false }
+                }
+            }
         })
         (d.queue ?? deviceQueue).async { job.value() }
     }

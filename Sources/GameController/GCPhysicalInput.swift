@@ -216,12 +216,9 @@ extension GCPhysicalInputElementCollection {
 }
 
 extension GCPhysicalInputElementCollection where T == any GCPhysicalInputElement {
+    // (A typed name here, `input.elements[GCButtonElementName.a]`, is the generic subscript's above:
+    // an element of the name's kind, as Apple's.)
     public subscript(elementName: GCPhysicalInputElementName) -> T? { self[elementName.rawValue] }
-
-    /// Any element that goes by the name, whatever its kind (`input.elements[GCButtonElementName.a]`).
-    public subscript<Name: GCPhysicalInputElementTypedName>(elementName: Name) -> (any GCPhysicalInputElement)? {
-        self[elementName.rawValue]
-    }
 }
 
 extension GCPhysicalInputElementCollection where T == any GCButtonElement {
@@ -278,6 +275,13 @@ extension GCDevicePhysicalInputStateDiff {
     /// The elements whose values changed since the state before; nil when that is not known.
     public func changedElements() -> (some Sequence<any GCPhysicalInputElement>)? {
         __changedElements()
+    }
+
+    /// The same as an enumerator (Apple's Objective-C form, which Swift code reaches too:
+    /// `changedElements()?.nextObject()`).
+    @_disfavoredOverload
+    public func changedElements() -> NSEnumerator? {
+        __changedElements().map { NSArray(array: $0.map { $0 as AnyObject }).objectEnumerator() }
     }
 }
 

@@ -436,6 +436,8 @@ private final class ControllerHaptics: @unchecked Sendable {
              .rightThumbstickButton, .menu, .options, .home, .share]
         _ = [GCDirectionPadElementName.directionPad, .leftThumbstick, .rightThumbstick]
         _ = (input.buttons[GCInputButtonA], input.elements[GCInputDualShockTouchpadButton], input["Button A"], input.elements[GCButtonElementName.a])
+        _ = input.elements[GCButtonElementName.a]?.pressedInput.isPressed  // an element of the name's kind, as Apple's
+        _ = input.elements[GCDirectionPadElementName.leftThumbstick]?.xyAxes.value
         _ = (input.elements[GCPhysicalInputElementName(rawValue: "Button B")], input.axes[GCAxisElementName(rawValue: "Axis")], input.switches.isEmpty)
         _ = (input.buttons.count, input.device, input.lastEventTimestamp, input.lastEventLatency, input.unmapped)
         for element in input.elements {
@@ -467,6 +469,7 @@ private final class ControllerHaptics: @unchecked Sendable {
                 if let changed = state.changedElements() {
                     for element in changed where state.change(for: element) == .changed { _ = element.localizedName }
                 }
+                while let element = state.changedElements()?.nextObject() as? GCPhysicalInputElement { _ = element; break }
                 _ = state.buttons[.b]?.pressedInput.isPressed
             }
         }

@@ -294,20 +294,25 @@ extension PhysicalInputTests {
         input.inputStateAvailableHandler = { p in while p.nextInputState() != nil {} }
         let stop = Atomic<Bool>(false)
         let bad = Mutex<[String]>([])
+        let amid = Atomic<Int>(0)
         let reporter = DispatchGroup()
+        let running = DispatchSemaphore(value: 0)
         DispatchQueue.global().async(group: reporter) {
             var t = 1
             while !stop.load(ordering: .relaxed) {
                 Self.report(pad, at: TimeInterval(t), on: queue, Self.press(.buttonA, Float(t % 2)))
+                if t == 100 { running.signal() }
                 t += 1
                 if t % 200 == 0 { queue.sync {} }
             }
         }
+        running.wait()  // the captures begin while the reports go on
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<3_000 {
                 let s = input.capture()
                 guard let a = s.buttons[.a]?.pressedInput else { continue }
                 let pressed = a.isPressed, ts = a.lastPressedStateTimestamp, last = s.lastEventTimestamp
+                if ts > 0 { amid.add(1, ordering: .relaxed) }
                 if ts > 0, (Int(ts) % 2 == 1) != pressed || last < ts {
                     bad.withLock { if $0.count < 5 { $0.append("pressed \(pressed) pressed at \(ts) last event \(last)") } }
                 }
@@ -316,6 +321,7 @@ extension PhysicalInputTests {
         stop.store(true, ordering: .relaxed)
         reporter.wait()
         queue.sync {}
+        #expect(amid.load(ordering: .relaxed) == 12_000, "every capture after a report")
         #expect(bad.withLock { $0 }.isEmpty)
     }
 
@@ -373,5 +379,43 @@ extension PhysicalInputTests {
         var n = 0
         while input.nextInputState() != nil { n += 1 }
         #expect(n == GCControllerLiveInput.maximumInputStateQueueDepth && calls.load(ordering: .relaxed) == 1)
+    }
+
+    /// A state answers `change(for:)` for its own controller's elements only; its changes also come
+    /// as Apple's Objective-C enumerator; a handler taken away before its call leaves the queue to be
+    /// announced to the next one set.
+    @Test func changesAreOfThisControllerAndTheHandlerCanComeLater() throws {
+        let controller = ControllerExtrasTests.controller("generic"), other = ControllerExtrasTests.controller("generic")
+        let queue = DispatchQueue(label: "test.physical.later")
+        controller.handlerQueue = queue
+        let input = controller.input
+        let pad = try #require(controller.extendedGamepad)
+        input.inputStateQueueDepth = 8
+        Self.report(pad, at: 1, on: queue, Self.press(.buttonA, 1))
+        Self.report(pad, at: 2, on: queue, Self.press(.buttonB, 1))
+        queue.sync {}
+        _ = input.nextInputState()
+        let state = try #require(input.nextInputState())
+        let b = try #require(state.buttons[.b]), liveB = try #require(input.buttons[.b]), otherB = try #require(other.input.buttons[.b])
+        #expect(state.change(for: b) == .changed && state.change(for: liveB) == .changed)
+        #expect(state.change(for: otherB) == .unknownChange, "another controller's B")
+        let enumerator: NSEnumerator? = state.changedElements()
+        #expect((enumerator?.nextObject() as? GCButtonElement) === b && enumerator?.nextObject() == nil)
+
+        // A handler set, then taken away before the queue runs its call: the next one set hears of the next state.
+        let calls = Mutex(0)
+        queue.suspend()
+        input.inputStateAvailableHandler = { _ in calls.withLock { $0 += 1 } }
+        Self.report(pad, at: 3, on: queue, Self.press(.buttonA, 0))
+        input.inputStateAvailableHandler = nil
+        queue.resume()
+        queue.sync {}
+        input.inputStateAvailableHandler = { physical in
+            calls.withLock { $0 += 10 }
+            while physical.nextInputState() != nil {}
+        }
+        Self.report(pad, at: 4, on: queue, Self.press(.buttonB, 0))
+        queue.sync {}
+        #expect(calls.withLock { $0 } == 10)
     }
 }

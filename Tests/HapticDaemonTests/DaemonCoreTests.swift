@@ -131,6 +131,7 @@ extension DaemonCoreTests {
         #expect(replies[4].hasPrefix(#"{"id":5,"ok":false"#) && replies[4].contains("unknown_command"), "\(replies[4])")
         #expect(replies[5].hasPrefix(#"{"id":6,"ok":true"#) && replies[5].contains("\"playing\":true"), "\(replies[5])")
         // The play on pad 0 wrote its first frame inside the call, as a lone command does.
+        #expect(healthy.writes.first.map { if case .set(let m) = $0 { !m.isZero } else { false } } == true, "\(healthy.writes)")
         // An id no reply can echo (an infinity: JSON has no form for it) is refused, not run: a
         // `stop_all` under it would act with no reply its client could match.
         let stops = healthy.writes.count
@@ -139,7 +140,6 @@ extension DaemonCoreTests {
             #expect(reply.count == 1 && reply[0].hasPrefix(#"{"id":null,"ok":false"#) && reply[0].contains("bad_request"), "\(line) → \(reply)")
         }
         #expect(healthy.writes.count == stops, "nothing stopped: \(healthy.writes)")
-        #expect(healthy.writes.first.map { if case .set(let m) = $0 { !m.isZero } else { false } } == true, "\(healthy.writes)")
     }
 
     /// A `player.start` and the `player.send_parameters` sent right after it (Core Haptics renders
