@@ -16,6 +16,16 @@ import Testing
         pad.deliver(changed, after: after, at: time, on: queue)
     }
 
+    /// A controller of the profile `type` whose handlers run on a queue of the test's own (`label`),
+    /// its live input (made at once, as a program's first look makes it) and its extended profile.
+    static func live(_ type: String, _ label: String) throws -> (GCController, DispatchQueue, GCControllerLiveInput, GCExtendedGamepad) {
+        let controller = ControllerExtrasTests.controller(type)
+        let queue = DispatchQueue(label: label)
+        controller.handlerQueue = queue
+        let input = controller.input
+        return (controller, queue, input, try #require(controller.extendedGamepad))
+    }
+
     static func press(_ e: GamepadElement, _ value: Float) -> (inout GamepadState.Values) -> [GamepadElement] {
         { v in
             v.buttons[e.rawValue] = value
@@ -32,11 +42,7 @@ import Testing
     }
 
     @Test func theElementsReadThePadAsItIsNow() throws {
-        let controller = ControllerExtrasTests.controller("dualsense-usb")
-        let queue = DispatchQueue(label: "test.physical.values")
-        controller.handlerQueue = queue
-        let input = controller.input
-        let pad = try #require(controller.extendedGamepad)
+        let (controller, queue, input, pad) = try Self.live("dualsense-usb", "test.physical.values")
         #expect(controller.input === input && input.unmapped === input && input.device === controller)
         #expect(input.queue === queue, "the controller's handler queue unless set")
 
@@ -81,13 +87,9 @@ import Testing
     }
 
     @Test func handlersRunOnTheQueueElementByElementAndNeverUnderALock() throws {
-        let controller = ControllerExtrasTests.controller("xbox-one-usb")
-        let queue = DispatchQueue(label: "test.physical.handlers")
+        let (controller, queue, input, pad) = try Self.live("xbox-one-usb", "test.physical.handlers")
         let key = DispatchSpecificKey<String>()
         queue.setSpecific(key: key, value: "handler")
-        controller.handlerQueue = queue
-        let input = controller.input
-        let pad = try #require(controller.extendedGamepad)
         let a = try #require(input.buttons[.a]), dpad = try #require(input.dpads[.directionPad])
         let log = Mutex<[String]>([])
         @Sendable func note(_ s: String) { log.withLock { $0.append("\(DispatchQueue.getSpecific(key: key) ?? "off queue"): \(s)") } }
@@ -144,11 +146,7 @@ import Testing
     }
 
     @Test func statesQueueUpToTheDepthAndKeepTheirValues() throws {
-        let controller = ControllerExtrasTests.controller("generic")
-        let queue = DispatchQueue(label: "test.physical.states")
-        controller.handlerQueue = queue
-        let input = controller.input
-        let pad = try #require(controller.extendedGamepad)
+        let (controller, queue, input, pad) = try Self.live("generic", "test.physical.states")
         #expect(input.inputStateQueueDepth == 1 && input.nextInputState() == nil)
         // The first state has none before it: its changes are unknown; the next one's are known.
         Self.report(pad, at: 0.5, on: queue, Self.press(.buttonY, 1))
@@ -215,11 +213,7 @@ import Testing
     }
 
     @Test func aCaptureIsFrozen() throws {
-        let controller = ControllerExtrasTests.controller("dualshock4-usb")
-        let queue = DispatchQueue(label: "test.physical.capture")
-        controller.handlerQueue = queue
-        let input = controller.input
-        let pad = try #require(controller.extendedGamepad)
+        let (controller, queue, input, pad) = try Self.live("dualshock4-usb", "test.physical.capture")
         Self.report(pad, at: 2, on: queue, Self.press(.rightTrigger, 0.75))
         Self.report(pad, at: 3, on: queue, Self.move(.rightThumbstick, x: 0, y: 1))
         let frozen = input.capture()
@@ -263,11 +257,7 @@ extension PhysicalInputTests {
     /// Apple: the handler is called when a new input state becomes available, "and not again until
     /// your game processes all input states in the queue".
     @Test func theAvailableHandlerIsNotCalledAgainUntilTheQueueIsDrained() throws {
-        let controller = ControllerExtrasTests.controller("generic")
-        let queue = DispatchQueue(label: "test.physical.available")
-        controller.handlerQueue = queue
-        let input = controller.input
-        let pad = try #require(controller.extendedGamepad)
+        let (controller, queue, input, pad) = try Self.live("generic", "test.physical.available")
         input.inputStateQueueDepth = 20
         let calls = Mutex(0)
         input.inputStateAvailableHandler = { _ in calls.withLock { $0 += 1 } }  // does not drain
@@ -285,11 +275,7 @@ extension PhysicalInputTests {
     /// A capture is one moment: a pressed A carries the timestamp of the report that pressed it, while
     /// another thread reports (odd times press, even times release).
     @Test func capturesAmidReportsAreEachOneMoment() throws {
-        let controller = ControllerExtrasTests.controller("xbox-one-usb")
-        let queue = DispatchQueue(label: "test.physical.capture")
-        controller.handlerQueue = queue
-        let input = controller.input
-        let pad = try #require(controller.extendedGamepad)
+        let (controller, queue, input, pad) = try Self.live("xbox-one-usb", "test.physical.capture")
         input.inputStateQueueDepth = 64
         input.inputStateAvailableHandler = { p in while p.nextInputState() != nil {} }
         let stop = Atomic<Bool>(false)
@@ -328,11 +314,7 @@ extension PhysicalInputTests {
     /// Two readers of one pad (its node and its touchpad's) report at once: the queued states follow
     /// the order the values changed in (each stick only moves forward).
     @Test func statesFromTwoReadersKeepTheirOrder() throws {
-        let controller = ControllerExtrasTests.controller("dualsense-usb")
-        let queue = DispatchQueue(label: "test.physical.order")
-        controller.handlerQueue = queue
-        let input = controller.input
-        let pad = try #require(controller.extendedGamepad)
+        let (controller, queue, input, pad) = try Self.live("dualsense-usb", "test.physical.order")
         input.inputStateQueueDepth = 1024
         var backwards = 0, states = 0
         for _ in 0..<4 {
@@ -363,11 +345,7 @@ extension PhysicalInputTests {
 
     /// A handler queue that never runs: the states stay at the depth, the handler is announced once.
     @Test func aStalledQueueStaysBounded() throws {
-        let controller = ControllerExtrasTests.controller("generic")
-        let queue = DispatchQueue(label: "test.physical.stalled")
-        controller.handlerQueue = queue
-        let input = controller.input
-        let pad = try #require(controller.extendedGamepad)
+        let (controller, queue, input, pad) = try Self.live("generic", "test.physical.stalled")
         input.inputStateQueueDepth = 1_000_000
         let calls = Atomic<Int>(0)
         input.inputStateAvailableHandler = { _ in calls.add(1, ordering: .relaxed) }
@@ -385,11 +363,8 @@ extension PhysicalInputTests {
     /// as Apple's Objective-C enumerator; a handler taken away before its call leaves the queue to be
     /// announced to the next one set.
     @Test func changesAreOfThisControllerAndTheHandlerCanComeLater() throws {
-        let controller = ControllerExtrasTests.controller("generic"), other = ControllerExtrasTests.controller("generic")
-        let queue = DispatchQueue(label: "test.physical.later")
-        controller.handlerQueue = queue
-        let input = controller.input
-        let pad = try #require(controller.extendedGamepad)
+        let (controller, queue, input, pad) = try Self.live("generic", "test.physical.later")
+        let other = ControllerExtrasTests.controller("generic")
         input.inputStateQueueDepth = 8
         Self.report(pad, at: 1, on: queue, Self.press(.buttonA, 1))
         Self.report(pad, at: 2, on: queue, Self.press(.buttonB, 1))
